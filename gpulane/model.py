@@ -1,0 +1,213 @@
+"""The knowledge-base schema: layers, nodes, sources, facts and selectors.
+
+Everything that the loaders produce and the graph consumes is one of these
+pydantic models. Field names here are the field names of the YAML files in
+``gpulane/data`` (see docs/kb-format.md).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from enum import Enum
+from typing import Literal, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+
+class Layer(str, Enum):
+    """The seven layers of a path, bottom (hardware) to top (application)."""
+
+    gpu = "gpu"
+    arch = "arch"
+    os = "os"
+    driver = "driver"
+    toolkit = "toolkit"
+    framework = "framework"
+    app = "app"
+
+
+LAYER_ORDER: tuple[Layer, ...] = tuple(Layer)
+LAYER_NAMES: tuple[str, ...] = tuple(layer.value for layer in Layer)
+
+
+class Status(str, Enum):
+    """How a source stands behind a fact."""
+
+    supported = "supported"
+    deprecated = "deprecated"
+    workaround = "workaround"
+    community = "community"
+    unsupported = "unsupported"
+
+
+OFFICIAL_POSITIVE = frozenset({Status.supported, Status.deprecated})
+UNOFFICIAL_POSITIVE = frozenset({Status.workaround, Status.community})
+
+
+class Platform(str, Enum):
+    linux = "linux"
+    windows = "windows"
+    wsl2 = "wsl2"
+
+
+class Relation(str, Enum):
+    """What a fact says about its subject and object.
+
+    The relation names the kind of claim; whether an unlisted object counts as
+    "not supported" is decided by ``exhaustive`` (``requires``, ``built_with``,
+    ``bundles`` and ``has_arch`` are exhaustive by nature).
+    """
+
+    has_arch = "has_arch"  # gpu -> arch (hardware fact)
+    supports = "supports"  # a support statement by the subject's publisher
+    ships_kernels_for = "ships_kernels_for"  # a build list: compiled for these archs
+    runs_on = "runs_on"  # X -> os
+    requires = "requires"  # X needs the object (a floor, a platform, a family)
+    built_with = "built_with"  # a build was compiled against this toolkit/framework
+    bundles = "bundles"  # X ships this layer inside itself (container, Ollama)
+
+
+ALWAYS_EXHAUSTIVE = frozenset(
+    {Relation.has_arch, Relation.requires, Relation.built_with, Relation.bundles}
+)
+
+Vendor = Literal["amd", "nvidia", "intel", "any"]
+
+
+class Source(BaseModel):
+    """A published document that facts restate."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    url: str
+    publisher: str
+    title: str
+    version: str = Field(description="document version, release or commit")
+    reviewed: Optional[dt.date] = None
+    note: Optional[str] = None
+
+    @field_validator("url")
+    @classmethod
+    def _url_is_web(cls, value: str) -> str:
+        if not value.startswith(("https://", "http://")):
+            raise ValueError("expected an http(s) URL")
+        return value
+
+
+class Node(BaseModel):
+    """One thing in one layer: a GPU, an architecture, an OS release, ..."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    layer: Layer
+    name: str
+    aliases: list[str] = []
+    vendor: Optional[Vendor] = None
+    family: Optional[str] = None
+    version: Optional[str] = None
+    vram_gb: Optional[float] = None
+    llvm_target: Optional[str] = None
+    compute_capability: Optional[str] = None
+    platform: Optional[Platform] = None
+    kernels: list[str] = []
+    release_date: Optional[dt.date] = None
+    # Layers this node does not use or ships inside itself (Ollama bundles its
+    # CUDA/ROCm runtime; llama.cpp's HIP build uses no framework).
+    layers: dict[Layer, Literal["not_used", "bundled"]] = {}
+    source: Optional[str] = None
+    note: Optional[str] = None
+
+    @field_validator("id")
+    @classmethod
+    def _id_is_simple(cls, value: str) -> str:
+        if not value or any(ch.isspace() for ch in value):
+            raise ValueError("expected an id without spaces")
+        return value
+
+    @field_validator("compute_capability")
+    @classmethod
+    def _cc_shape(cls, value: Optional[str]) -> Optional[str]:
+        if value is not None:
+            major, _, minor = value.partition(".")
+            if not (major.isdigit() and minor.isdigit()):
+                raise ValueError("expected a compute capability such as '8.9'")
+        return value
+
+
+class Selector(BaseModel):
+    """Picks nodes of one layer: by id, or by attributes and a version spec.
+
+    In the YAML files a selector is written as a node id, a list of ids, or a
+    mapping such as ``{layer: toolkit, family: cuda, version: ">=12.8"}``.
+    Attribute fields combine with AND.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    layer: Optional[Layer] = None
+    ids: Optional[list[str]] = None
+    vendor: Optional[Vendor] = None
+    family: Optional[str] = None
+    version: Optional[str] = Field(default=None, description="PEP 440 specifier set")
+    platform: Optional[Platform] = None
+    compute_capability: Optional[str] = Field(default=None, description="specifier")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, value: object) -> object:
+        if isinstance(value, str):
+            return {"ids": [value]}
+        if isinstance(value, list):
+            return {"ids": value}
+        return value
+
+    @model_validator(mode="after")
+    def _not_empty(self) -> "Selector":
+        attrs = (self.ids, self.vendor, self.family, self.version, self.platform, self.compute_capability)
+        if all(a is None for a in attrs):
+            raise ValueError("a selector needs ids or at least one attribute")
+        if self.ids is None and self.layer is None:
+            raise ValueError("a selector by attributes needs 'layer'")
+        return self
+
+
+class Fact(BaseModel):
+    """One cited claim relating a subject node to the nodes of another layer."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    relation: Relation
+    subject: Union[str, list[str]]
+    object: Selector
+    when: dict[Layer, Selector] = {}
+    status: Status = Status.supported
+    source: Optional[str] = None
+    section: Optional[str] = None
+    reviewed: Optional[dt.date] = None
+    exhaustive: bool = False
+    note: Optional[str] = None
+    # A limit of the claim that every answer using it must show.
+    caveat: Optional[str] = None
+    # For workaround facts: what the user must do ("HSA_OVERRIDE_GFX_VERSION=10.3.0").
+    action: Optional[str] = None
+
+    @property
+    def subjects(self) -> list[str]:
+        return [self.subject] if isinstance(self.subject, str) else list(self.subject)
+
+    @property
+    def is_exhaustive(self) -> bool:
+        return self.exhaustive or self.relation in ALWAYS_EXHAUSTIVE
+
+
+class KBFile(BaseModel):
+    """The content of one knowledge-base file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    sources: list[Source] = []
+    nodes: list[Node] = []
+    facts: list[Fact] = []
