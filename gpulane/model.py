@@ -194,6 +194,19 @@ class Fact(BaseModel):
     # For workaround facts: what the user must do ("HSA_OVERRIDE_GFX_VERSION=10.3.0").
     action: Optional[str] = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _when_layers_from_keys(cls, value: object) -> object:
+        # `when: {os: {platform: linux}}` names its layer by its key.
+        if isinstance(value, dict) and isinstance(value.get("when"), dict):
+            when = {}
+            for key, sel in value["when"].items():
+                if isinstance(sel, dict) and "layer" not in sel:
+                    sel = {**sel, "layer": key}
+                when[key] = sel
+            value = {**value, "when": when}
+        return value
+
     @property
     def subjects(self) -> list[str]:
         return [self.subject] if isinstance(self.subject, str) else list(self.subject)

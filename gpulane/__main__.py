@@ -1,0 +1,3 @@
+from gpulane.cli.app import main
+
+main()

@@ -1,0 +1,204 @@
+"""The `gpulane` command line: thin typer commands over gpulane.api."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from gpulane.errors import GpulaneError, KBLoadError, QueryError
+from gpulane.model import LAYER_NAMES, Layer
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="A cited knowledge graph of GPU software compatibility: find, explain, fix.")
+kb_app = typer.Typer(no_args_is_help=True, help="Check, count and import the knowledge base.")
+app.add_typer(kb_app, name="kb")
+
+_state: dict = {"data": None}
+
+
+@app.callback()
+def _options(data: Optional[Path] = typer.Option(None, "--data", envvar="GPULANE_DATA",
+                                                 help="A knowledge-base folder instead of the shipped one.")):
+    _state["data"] = data
+
+
+def _graph():
+    from gpulane.api import load_graph
+
+    return load_graph(_state["data"])
+
+
+def _emit_json(obj) -> None:
+    typer.echo(json.dumps(obj, indent=2, ensure_ascii=False, default=str))
+
+
+def _resolve_one(kg, name: str, layer: Layer | None = None) -> str:
+    from gpulane.errors import AmbiguousNameError, UnknownNameError
+
+    found = kg.names.resolve(name, layer)
+    ids = sorted({i for r in found for i in r.ids})
+    if not ids:
+        raise UnknownNameError(name, layer.value if layer else None, kg.names.suggestions(name, layer))
+    if len(ids) > 1:
+        raise AmbiguousNameError(name, [kg.nodes[i].name for i in ids])
+    return ids[0]
+
+
+@app.command()
+def show(name: str = typer.Argument(..., help="A node's name or alias: '7900 XTX', 'w7900', 'gfx1100', 'CUDA 12.4.1'."),
+         layer: Optional[str] = typer.Option(None, "--layer", help="Look only in this layer."),
+         as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
+    """A node, its attributes, its facts and their sources."""
+    from gpulane.cli.render_kb import fact_json, fact_line, node_json, source_citation
+
+    kg = _graph()
+    node_id = _resolve_one(kg, name, _layer(layer) if layer else None)
+    node = kg.nodes[node_id]
+    facts = kg.facts_about(node_id)
+    if as_json:
+        out = node_json(kg, node)
+        out["facts"] = [fact_json(kg, cf) for cf in facts]
+        _emit_json(out)
+        return
+    data = node_json(kg, node)
+    typer.echo(f"{node.name}  [{node.layer.value} · {node.id}]")
+    if node.aliases:
+        typer.echo(f"  aliases: {', '.join(node.aliases)}")
+    for key, value in data["attributes"].items():
+        shown = ", ".join(map(str, value)) if isinstance(value, list) else value
+        typer.echo(f"  {key}: {shown}")
+    if node.source and node.source in kg.sources:
+        src = kg.sources[node.source]
+        typer.echo(f"  attributes from: {src.title} ({src.url}) · reviewed {src.reviewed}")
+    if facts:
+        typer.echo(f"facts ({len(facts)}):")
+        for cf in facts:
+            mark = "✗" if cf.status.value == "unsupported" else ("~" if cf.status.value in ("workaround", "community") else "✓")
+            typer.echo(f"  {mark} {cf.id}: {fact_line(kg, cf)}")
+            typer.echo(f"      {source_citation(kg, cf)}")
+            if cf.fact.caveat:
+                typer.echo(f"      caveat: {cf.fact.caveat}")
+
+
+def _layer(text: str) -> Layer:
+    try:
+        return Layer(text.lower())
+    except ValueError:
+        import difflib
+
+        close = difflib.get_close_matches(text.lower(), LAYER_NAMES, n=1)
+        hint = f"did you mean '{close[0]}'?" if close else f"layers are {', '.join(LAYER_NAMES)}"
+        raise QueryError(f"unknown layer '{text}'", hint=hint, code="unknown_layer") from None
+
+
+@app.command("list")
+def list_nodes(layer: str = typer.Argument(..., help="One of gpu, arch, os, driver, toolkit, framework, app."),
+               vendor: Optional[str] = typer.Option(None, "--vendor", help="amd or nvidia."),
+               family: Optional[str] = typer.Option(None, "--family", help="RDNA3, Ampere, cuda, torch, ..."),
+               as_json: bool = typer.Option(False, "--json", help="Print a JSON list of nodes.")):
+    """The nodes of one layer, with filters."""
+    from gpulane.cli.render_kb import node_json
+
+    kg = _graph()
+    lyr = _layer(layer)
+    ids = kg.by_layer[lyr]
+    if vendor:
+        ids = [i for i in ids if (kg.nodes[i].vendor or "") == vendor.lower()]
+    if family:
+        ids = [i for i in ids if str(kg.attribute(i, "family") or "").lower() == family.lower()]
+    nodes = sorted((kg.nodes[i] for i in ids), key=lambda n: (n.vendor or "", n.family or "", n.name))
+    if as_json:
+        _emit_json([node_json(kg, n) for n in nodes])
+        return
+    for n in nodes:
+        data = node_json(kg, n)["attributes"]
+        extra = " · ".join(f"{k} {', '.join(map(str, v)) if isinstance(v, list) else v}"
+                           for k, v in data.items() if k in ("vendor", "arch", "family", "vram_gb", "version", "platform"))
+        typer.echo(f"{n.name:<40} {extra}")
+    typer.echo(f"({len(nodes)} {lyr.value} node{'s' if len(nodes) != 1 else ''})")
+
+
+@app.command()
+def sources(as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
+    """Each source with its URL, version, review date and age."""
+    from gpulane.cli.render_kb import age_days
+
+    kg = _graph()
+    counts: dict[str, int] = {}
+    for cf in kg.facts:
+        counts[cf.fact.source or ""] = counts.get(cf.fact.source or "", 0) + 1
+    rows = []
+    for s in sorted(kg.sources.values(), key=lambda s: s.id):
+        rows.append({"id": s.id, "title": s.title, "publisher": s.publisher, "url": s.url, "version": s.version,
+                     "reviewed": s.reviewed.isoformat() if s.reviewed else None,
+                     "age_days": age_days(s.reviewed), "facts": counts.get(s.id, 0)})
+    if as_json:
+        _emit_json(rows)
+        return
+    for r in rows:
+        typer.echo(f"{r['id']}  ({r['publisher']}, {r['facts']} facts)")
+        typer.echo(f"  {r['title']} · {r['version']}")
+        typer.echo(f"  {r['url']}")
+        typer.echo(f"  reviewed {r['reviewed']} ({r['age_days']} days ago)")
+
+
+@kb_app.command("check")
+def kb_check(as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
+    """Check the knowledge base: exit 0 when clean, 1 with one line per problem."""
+    from gpulane.api import build_graph
+    from gpulane.graph.check import check_graph
+
+    kg = build_graph(_state["data"], strict=False)
+    problems = check_graph(kg)
+    errors = [p for p in problems if p.severity == "error"]
+    if as_json:
+        _emit_json([{"severity": p.severity, "where": str(p.origin) if p.origin else None, "message": p.message}
+                    for p in problems])
+    else:
+        for p in problems:
+            typer.echo(str(p))
+        stats = kg.stats()
+        typer.echo(f"{len(errors)} error(s), {len(problems) - len(errors)} warning(s) in "
+                   f"{stats['files']} files, {sum(stats['nodes'].values())} nodes, {stats['facts']} facts",
+                   err=bool(errors))
+    raise typer.Exit(1 if errors else 0)
+
+
+@kb_app.command("stats")
+def kb_stats(as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
+    """Counts: nodes per layer, facts, sources."""
+    kg = _graph()
+    stats = kg.stats()
+    if as_json:
+        _emit_json(stats)
+        return
+    for layer, n in stats["nodes"].items():
+        typer.echo(f"{layer:<10} {n:>6} nodes")
+    typer.echo(f"{'facts':<10} {stats['facts']:>6}")
+    typer.echo(f"{'sources':<10} {stats['sources']:>6}")
+
+
+def main() -> None:
+    """Entry point: run the CLI; a gpulane error becomes a message and exit status 2."""
+    try:
+        app()
+    except KBLoadError as exc:
+        typer.echo("error: the knowledge base could not be loaded; nothing was loaded:", err=True)
+        for p in exc.problems:
+            typer.echo(f"  {p}", err=True)
+        sys.exit(2)
+    except QueryError as exc:
+        typer.echo(exc.render(), err=True)
+        sys.exit(2)
+    except GpulaneError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

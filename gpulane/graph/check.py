@@ -1,0 +1,139 @@
+"""Knowledge-base checks: what `gpulane kb check` reports, one line each."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from gpulane.graph.compat import build_target_kind
+from gpulane.graph.kb import KnowledgeGraph
+from gpulane.graph.names import normalise
+from gpulane.loaders.kbfiles import Origin
+from gpulane.model import OFFICIAL_POSITIVE, Layer, Relation, Status
+
+__all__ = ["Problem", "check_graph", "STALE_AFTER_DAYS"]
+
+STALE_AFTER_DAYS = 365
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem: an error blocks loading, a warning does not."""
+
+    severity: str  # "error" | "warning"
+    origin: Origin | None
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.origin}: " if self.origin else ""
+        return f"{self.severity}: {where}{self.message}"
+
+
+def check_graph(kg: KnowledgeGraph, today: dt.date | None = None) -> list[Problem]:
+    """Every problem of a knowledge base, errors first, in file order."""
+    today = today or dt.date.today()
+    kb = kg.kb
+    problems: list[Problem] = []
+
+    def add(severity: str, kind: str, index: int, message: str) -> None:
+        problems.append(Problem(severity, kb.origin(kind, index), message))
+
+    # Duplicate ids, per kind.
+    for kind, items in (("sources", kb.sources), ("nodes", kb.nodes), ("facts", kb.facts)):
+        first: dict[str, int] = {}
+        word = kind[:-1]
+        for i, item in enumerate(items):
+            if item.id in first:
+                add("error", kind, i, f"{word} '{item.id}': duplicate id (first defined at {kb.origin(kind, first[item.id])})")
+            else:
+                first[item.id] = i
+
+    # Nodes: sources and alias collisions within a layer.
+    seen_keys: dict[tuple[Layer, str], str] = {}
+    for i, node in enumerate(kb.nodes):
+        if not node.source:
+            add("error", "nodes", i, f"node '{node.id}': no source")
+        elif node.source not in kg.sources:
+            add("error", "nodes", i, f"node '{node.id}': source '{node.source}' is not defined")
+        for name in {node.name, *node.aliases}:
+            key = (node.layer, normalise(name))
+            other = seen_keys.get(key)
+            if other and other != node.id:
+                add("error", "nodes", i, f"node '{node.id}': name or alias '{name}' is also used by '{other}'")
+            else:
+                seen_keys[key] = node.id
+
+    for i, src in enumerate(kb.sources):
+        if src.reviewed is None:
+            add("error", "sources", i, f"source '{src.id}': no reviewed date")
+
+    # Facts: references, layers, sources, dates.
+    for i, fact in enumerate(kb.facts):
+        label = f"fact '{fact.id}'"
+        subject_layers = set()
+        for s in fact.subjects:
+            if s not in kg.nodes:
+                add("error", "facts", i, f"{label}: subject '{s}' is not a node")
+            else:
+                subject_layers.add(kg.nodes[s].layer)
+        if len(subject_layers) > 1:
+            add("error", "facts", i, f"{label}: subjects are in different layers ({', '.join(sorted(l.value for l in subject_layers))})")
+        for where, sel in [("object", fact.object), *((f"when.{k.value}", v) for k, v in fact.when.items())]:
+            layers = set()
+            for ref in sel.ids or []:
+                if ref in kg.nodes:
+                    layers.add(kg.nodes[ref].layer)
+                elif not (where == "object" and fact.relation is Relation.ships_kernels_for and build_target_kind(ref)):
+                    add("error", "facts", i, f"{label}: {where} '{ref}' is not a node")
+            if sel.layer:
+                layers.add(sel.layer)
+            if len(layers) > 1:
+                add("error", "facts", i, f"{label}: {where} mixes layers ({', '.join(sorted(l.value for l in layers))})")
+        if fact.relation is Relation.has_arch:
+            obj_layer = kg.fact_by_id.get(fact.id)
+            if obj_layer is not None and obj_layer.target.layer is not Layer.arch:
+                add("error", "facts", i, f"{label}: has_arch must point at an arch")
+        if not fact.source:
+            add("error", "facts", i, f"{label}: no source")
+        elif fact.source not in kg.sources:
+            add("error", "facts", i, f"{label}: source '{fact.source}' is not defined")
+        reviewed = fact.reviewed or (kg.sources[fact.source].reviewed if fact.source in kg.sources else None)
+        if fact.source in kg.sources and reviewed is None:
+            add("error", "facts", i, f"{label}: no review date (neither the fact nor its source has one)")
+        elif reviewed and (today - reviewed).days > STALE_AFTER_DAYS:
+            add("warning", "facts", i, f"{label}: reviewed {reviewed}, {(today - reviewed).days} days ago")
+
+    for fact, why in kg.compile_problems:
+        pass  # already reported as a dangling subject above
+
+    # Selectors that pick nothing are almost always typos.
+    for cf in kg.facts:
+        if cf.target.ids is not None and not (cf.target.ids & kg.nodes.keys()) and cf.fact.object.ids is None:
+            add("warning", "facts", cf.index, f"fact '{cf.id}': object selector matches no node")
+
+    problems.extend(_contradictions(kg))
+    order = {"error": 0, "warning": 1}
+    return sorted(problems, key=lambda p: (order[p.severity], str(p.origin or "")))
+
+
+def _contradictions(kg: KnowledgeGraph) -> list[Problem]:
+    """The same edge stated both supported and unsupported under the same conditions."""
+    stated: dict[tuple, list] = {}
+    for cf in kg.facts:
+        if cf.target.ids is None:
+            continue
+        polarity = "no" if cf.status is Status.unsupported else ("yes" if cf.status in OFFICIAL_POSITIVE else None)
+        if polarity is None:
+            continue
+        when_key = tuple(sorted((c.layer.value, tuple(sorted(c.ids or ()))) for c in cf.when))
+        for s in cf.subjects:
+            for o in cf.target.ids:
+                stated.setdefault((s, o, when_key), []).append((polarity, cf))
+    out = []
+    for (s, o, _), entries in stated.items():
+        yes = [cf for pol, cf in entries if pol == "yes"]
+        no = [cf for pol, cf in entries if pol == "no"]
+        if yes and no:
+            out.append(Problem("error", kg.origin_of_fact(no[0]),
+                               f"fact '{no[0].id}' says {s} → {o} is unsupported, but fact '{yes[0].id}' says it is supported"))
+    return out

@@ -1,0 +1,264 @@
+"""Facts → an indexed graph.
+
+The KnowledgeGraph holds every node and fact with their selectors expanded to
+node sets (so queries never re-read attributes), a networkx MultiDiGraph of
+subject → object edges for exploration, and the indices the solver walks:
+facts by (subject, object layer) and positive pairs by layer pair.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Iterable
+
+import networkx as nx
+
+from gpulane.graph.compat import build_target_kind, runs_on
+from gpulane.graph.names import NameIndex
+from gpulane.loaders.kbfiles import KnowledgeBase, Origin
+from gpulane.model import (ALWAYS_EXHAUSTIVE, OFFICIAL_POSITIVE, Fact, Layer, Node, Relation, Selector,
+                           Source, Status)
+from gpulane.versions import VersionRange, spec_matches
+
+__all__ = ["KnowledgeGraph", "CompiledFact", "Condition"]
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A compiled `when` or object selector: node ids, or a driver version range."""
+
+    layer: Layer
+    ids: frozenset[str] | None = None
+    drivers: VersionRange | None = None
+    vendor: str | None = None
+
+    def holds_for(self, value: str | None) -> bool:
+        if value is None:
+            return False
+        if self.ids is not None:
+            return value in self.ids
+        return self.drivers is not None and self.drivers.contains(value)
+
+
+@dataclass
+class CompiledFact:
+    """A fact ready for the solver."""
+
+    index: int
+    fact: Fact
+    subject_layer: Layer
+    subjects: frozenset[str]
+    target: Condition
+    when: tuple[Condition, ...]
+    # For build lists: arch id → the build target whose code runs there, and why.
+    via: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return self.fact.id
+
+    @property
+    def status(self) -> Status:
+        return self.fact.status
+
+    @property
+    def positive(self) -> bool:
+        return self.fact.status is not Status.unsupported
+
+    @property
+    def exhaustive(self) -> bool:
+        return self.fact.exhaustive or self.fact.relation in ALWAYS_EXHAUSTIVE
+
+    def selects(self, node_id: str) -> bool:
+        return self.target.holds_for(node_id)
+
+
+class KnowledgeGraph:
+    """The compiled, indexed knowledge base that every query runs on."""
+
+    def __init__(self, kb: KnowledgeBase):
+        self.kb = kb
+        self.sources: dict[str, Source] = {}
+        self.nodes: dict[str, Node] = {}
+        for s in kb.sources:
+            self.sources.setdefault(s.id, s)
+        for n in kb.nodes:
+            self.nodes.setdefault(n.id, n)
+        self.by_layer: dict[Layer, list[str]] = {layer: [] for layer in Layer}
+        for n in self.nodes.values():
+            self.by_layer[n.layer].append(n.id)
+        self.names = NameIndex.build(list(self.nodes.values()))
+        self.facts: list[CompiledFact] = []
+        self.fact_by_id: dict[str, CompiledFact] = {}
+        self.compile_problems: list[tuple[Fact, str]] = []
+        for i, fact in enumerate(kb.facts):
+            compiled = self._compile(i, fact)
+            if compiled is not None:
+                self.facts.append(compiled)
+                self.fact_by_id.setdefault(fact.id, compiled)
+        self._index()
+
+    # -- compiling selectors ------------------------------------------------------
+
+    def select(self, sel: Selector) -> Condition:
+        """Expand a selector to the node ids (or driver range) it picks."""
+        layer = sel.layer
+        if sel.ids is not None:
+            ids = [i for i in sel.ids if i in self.nodes]
+            if layer is None and ids:
+                layer = self.nodes[ids[0]].layer
+            if layer is Layer.driver and sel.version:
+                return Condition(layer, drivers=VersionRange.from_spec(sel.version), vendor=sel.vendor)
+            return Condition(layer or Layer.arch, ids=frozenset(sel.ids))
+        assert layer is not None
+        if layer is Layer.driver and sel.version:
+            return Condition(layer, drivers=VersionRange.from_spec(sel.version), vendor=sel.vendor)
+        picked = [nid for nid in self.by_layer[layer] if self._matches(self.nodes[nid], sel)]
+        return Condition(layer, ids=frozenset(picked))
+
+    @staticmethod
+    def _matches(node: Node, sel: Selector) -> bool:
+        if sel.vendor and node.vendor != sel.vendor:
+            return False
+        if sel.family and (node.family or "").lower() != sel.family.lower():
+            return False
+        if sel.platform and node.platform != sel.platform:
+            return False
+        if sel.version and not (node.version and spec_matches(node.version, sel.version)):
+            return False
+        if sel.compute_capability and not (
+                node.compute_capability and spec_matches(node.compute_capability, sel.compute_capability)):
+            return False
+        return True
+
+    def _compile(self, index: int, fact: Fact) -> CompiledFact | None:
+        subjects = frozenset(fact.subjects)
+        first = next((self.nodes[s] for s in fact.subjects if s in self.nodes), None)
+        if first is None:
+            self.compile_problems.append((fact, "its subject is not a node of the knowledge base"))
+            return None
+        via: dict[str, tuple[str, str]] = {}
+        if fact.relation is Relation.ships_kernels_for and fact.object.ids is not None:
+            target = self._expand_build_targets(fact.object.ids, via)
+        else:
+            target = self.select(fact.object)
+        when = tuple(self.select(sel.model_copy(update={"layer": sel.layer or layer}))
+                     for layer, sel in fact.when.items())
+        return CompiledFact(index, fact, first.layer, subjects, target, when, via)
+
+    def _expand_build_targets(self, targets: list[str], via: dict[str, tuple[str, str]]) -> Condition:
+        """Build-list ids, with NVIDIA binary and PTX compatibility applied."""
+        ids: set[str] = set()
+        arch_nodes = [self.nodes[a] for a in self.by_layer[Layer.arch]]
+        for target in targets:
+            if target in self.nodes:
+                ids.add(target)
+                via.setdefault(target, (target, "exact target"))
+            if build_target_kind(target):
+                for arch in arch_nodes:
+                    if arch.compute_capability is None:
+                        continue
+                    why = runs_on(target, arch)
+                    if why and (arch.id not in via or via[arch.id][1] != "exact target"):
+                        ids.add(arch.id)
+                        via[arch.id] = (target, why)
+        return Condition(Layer.arch, ids=frozenset(ids))
+
+    # -- indices -----------------------------------------------------------------
+
+    def _index(self) -> None:
+        self.by_subject: dict[tuple[str, Layer], list[CompiledFact]] = {}
+        self.by_node: dict[str, list[CompiledFact]] = {}
+        self.layer_pairs: set[frozenset[Layer]] = set()
+        self.graph = nx.MultiDiGraph()
+        for nid, node in self.nodes.items():
+            self.graph.add_node(nid, layer=node.layer.value)
+        for cf in self.facts:
+            for s in cf.subjects:
+                self.by_subject.setdefault((s, cf.target.layer), []).append(cf)
+                self.by_node.setdefault(s, []).append(cf)
+            self.layer_pairs.add(frozenset((cf.subject_layer, cf.target.layer)))
+            if cf.target.ids is not None:
+                for o in cf.target.ids:
+                    self.by_node.setdefault(o, []).append(cf)
+                    for s in cf.subjects:
+                        if s in self.nodes and o in self.nodes:
+                            self.graph.add_edge(s, o, key=cf.id, relation=cf.fact.relation.value,
+                                                status=cf.status.value)
+        # Positive pairs per layer pair, in both directions, for constraint propagation.
+        self.positive_pairs: dict[tuple[Layer, Layer], dict[str, set[str]]] = {}
+        for cf in self.facts:
+            if not cf.positive or cf.target.ids is None:
+                continue
+            a, b = cf.subject_layer, cf.target.layer
+            fwd = self.positive_pairs.setdefault((a, b), {})
+            back = self.positive_pairs.setdefault((b, a), {})
+            for s in cf.subjects:
+                fwd.setdefault(s, set()).update(cf.target.ids)
+                for o in cf.target.ids:
+                    back.setdefault(o, set()).add(s)
+
+    # -- lookups -----------------------------------------------------------------
+
+    def node(self, node_id: str) -> Node:
+        return self.nodes[node_id]
+
+    def arch_of(self, gpu_id: str) -> list[str]:
+        """The architectures a GPU's has_arch facts name."""
+        out = []
+        for cf in self.by_subject.get((gpu_id, Layer.arch), []):
+            if cf.fact.relation is Relation.has_arch and cf.target.ids:
+                out.extend(sorted(cf.target.ids))
+        return out
+
+    def attribute(self, node_id: str, name: str):
+        """A node attribute; GPUs answer arch attributes (family) through their arch."""
+        node = self.nodes[node_id]
+        value = getattr(node, name, None)
+        if value is None and node.layer is Layer.gpu and name in ("family", "llvm_target", "compute_capability"):
+            for arch in self.arch_of(node_id):
+                value = getattr(self.nodes[arch], name, None) if arch in self.nodes else None
+                if value is not None:
+                    break
+        return value
+
+    def source_of(self, cf: CompiledFact) -> Source | None:
+        return self.sources.get(cf.fact.source or "")
+
+    def reviewed(self, cf: CompiledFact) -> dt.date | None:
+        if cf.fact.reviewed:
+            return cf.fact.reviewed
+        src = self.source_of(cf)
+        return src.reviewed if src else None
+
+    def origin_of_fact(self, cf: CompiledFact) -> Origin | None:
+        return self.kb.origin("facts", cf.index)
+
+    def facts_about(self, node_id: str) -> list[CompiledFact]:
+        """Every fact whose subject or object is this node, in file order."""
+        seen, out = set(), []
+        for cf in self.by_node.get(node_id, []):
+            if cf.index not in seen:
+                seen.add(cf.index)
+                out.append(cf)
+        return sorted(out, key=lambda c: c.index)
+
+    def stats(self) -> dict:
+        """Counts per layer, facts and sources (what `kb stats` prints)."""
+        return {
+            "nodes": {layer.value: len(ids) for layer, ids in self.by_layer.items()},
+            "facts": len(self.facts),
+            "sources": len(self.sources),
+            "facts_by_status": _count(cf.status.value for cf in self.facts),
+            "facts_by_relation": _count(cf.fact.relation.value for cf in self.facts),
+            "official_facts": sum(1 for cf in self.facts if cf.status in OFFICIAL_POSITIVE),
+            "files": len(self.kb.files),
+        }
+
+
+def _count(values: Iterable[str]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for v in values:
+        out[v] = out.get(v, 0) + 1
+    return dict(sorted(out.items()))

@@ -1,0 +1,162 @@
+"""Names → nodes: normalisation, aliases, families with versions, "did you mean".
+
+"7900xtx", "RX 7900 XTX" and "Radeon RX 7900 XTX" are one GPU; "noble" and
+"24.04" are Ubuntu 24.04; "cu124" is every CUDA 12.4 release; "ROCm 6.2" is
+every 6.2.x release. A name resolves to a *set* of nodes of one layer.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+
+from gpulane.model import Layer, Node
+from gpulane.versions import InvalidSpecError, parse_spec, spec_matches
+
+__all__ = ["normalise", "NameIndex", "Resolution", "FAMILY_SYNONYMS"]
+
+# Brand words people leave out when they name a product.
+_BRAND_WORDS = ("amd", "nvidia", "radeon", "geforce", "instinct", "rx", "rtx", "gtx", "tesla", "quadro", "pro")
+
+# Words users type for a family, beside the family names the data uses.
+FAMILY_SYNONYMS = {
+    "pytorch": "torch",
+    "tf": "tensorflow",
+    "cu": "cuda",
+    "hip": "hip-sdk",
+    "hipsdk": "hip-sdk",
+    "llamacpp": "llama.cpp",
+    "flashattention": "flash-attention",
+    "flashattn": "flash-attention",
+    "fa": "flash-attention",
+    "ubuntulinux": "ubuntu",
+    "redhat": "rhel",
+    "win": "windows",
+}
+
+_CODENAMES = {"noble": "ubuntu 24.04", "jammy": "ubuntu 22.04", "focal": "ubuntu 20.04", "trixie": "debian 13", "bookworm": "debian 12"}
+
+
+def normalise(text: str) -> str:
+    """Lower-case and drop spaces, dashes, underscores and quotes; keep '.' and '+'."""
+    return re.sub(r"[\s\-_'\"()]+", "", text.lower())
+
+
+def _brandless_keys(name: str) -> list[str]:
+    words = name.split()
+    keys = []
+    while len(words) > 1 and words[0].lower() in _BRAND_WORDS:
+        words = words[1:]
+        keys.append(normalise(" ".join(words)))
+    return keys
+
+
+@dataclass
+class Resolution:
+    """What a name resolved to: node ids of one layer, and how."""
+
+    layer: Layer
+    ids: tuple[str, ...]
+    how: str  # "name", "alias", "family", "family+version"
+    family: str | None = None
+    spec: str | None = None
+
+
+@dataclass
+class NameIndex:
+    """Lookup tables from normalised names to node ids, per layer."""
+
+    exact: dict[str, dict[Layer, set[str]]] = field(default_factory=dict)
+    loose: dict[str, dict[Layer, set[str]]] = field(default_factory=dict)
+    families: dict[str, dict[Layer, list[str]]] = field(default_factory=dict)
+    versions: dict[str, str] = field(default_factory=dict)
+    display: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, nodes: list[Node]) -> "NameIndex":
+        index = cls()
+        for node in nodes:
+            index.display[node.id] = node.name
+            for key in {normalise(node.id), normalise(node.name), *(normalise(a) for a in node.aliases)}:
+                index.exact.setdefault(key, {}).setdefault(node.layer, set()).add(node.id)
+            loose = set(_brandless_keys(node.name))
+            for alias in node.aliases:
+                loose.update(_brandless_keys(alias))
+            if node.layer is Layer.os and node.version:
+                loose.add(normalise(node.version))
+            if node.layer is Layer.arch and node.compute_capability:
+                loose.update({normalise(f"sm {node.compute_capability.replace('.', '')}"),
+                              normalise(f"cc {node.compute_capability}")})
+            for key in loose:
+                index.loose.setdefault(key, {}).setdefault(node.layer, set()).add(node.id)
+            if node.family:
+                index.families.setdefault(normalise(node.family), {}).setdefault(node.layer, []).append(node.id)
+            if node.version:
+                index.versions[node.id] = node.version
+        return index
+
+    # -- resolution -------------------------------------------------------------
+
+    def resolve(self, text: str, layer: Layer | None = None) -> list[Resolution]:
+        """Every reading of a name, best first; empty if none.
+
+        With a layer, only that layer's nodes are considered.
+        """
+        key = normalise(_CODENAMES.get(text.strip().lower(), text))
+        for table, how in ((self.exact, "name"), (self.loose, "alias")):
+            hits = table.get(key, {})
+            found = [Resolution(lyr, tuple(sorted(ids)), how) for lyr, ids in hits.items()
+                     if layer is None or lyr is layer]
+            if found:
+                return found
+        return self._resolve_family(text, layer)
+
+    def _resolve_family(self, text: str, layer: Layer | None) -> list[Resolution]:
+        raw = text.strip()
+        match = re.match(r"^\s*([A-Za-z][A-Za-z .\-_]*?)\s*@?\s*((?:[<>=!~]=?|==)?\s*[\d].*)?$", raw)
+        if not match:
+            return []
+        fam_text, version_text = match.group(1), (match.group(2) or "").strip()
+        fam_key = normalise(fam_text)
+        fam_key = FAMILY_SYNONYMS.get(fam_key, fam_key)
+        if fam_key not in self.families and normalise(fam_text).endswith("sm"):
+            return []
+        if fam_key not in self.families:
+            return []
+        if fam_key == "cuda" and re.fullmatch(r"\d{3}", version_text):
+            version_text = f"{version_text[:2]}.{version_text[2:]}"  # cu124 → 12.4
+        results = []
+        for lyr, ids in self.families[fam_key].items():
+            if layer is not None and lyr is not layer:
+                continue
+            if not version_text:
+                results.append(Resolution(lyr, tuple(sorted(ids)), "family", fam_key))
+                continue
+            try:
+                parse_spec(version_text)
+            except InvalidSpecError:
+                continue
+            picked = tuple(sorted(i for i in ids if i in self.versions and spec_matches(self.versions[i], version_text)))
+            results.append(Resolution(lyr, picked, "family+version", fam_key, version_text))
+        return results
+
+    def suggestions(self, text: str, layer: Layer | None = None, n: int = 3) -> list[str]:
+        """Display names close to a name that resolved to nothing."""
+        key = normalise(text)
+        pool: dict[str, str] = {}
+        for table in (self.exact, self.loose):
+            for k, by_layer in table.items():
+                for lyr, ids in by_layer.items():
+                    if layer is None or lyr is layer:
+                        for i in ids:
+                            pool.setdefault(k, self.display.get(i, i))
+        for fam, by_layer in self.families.items():
+            if layer is None or layer in by_layer:
+                pool.setdefault(fam, fam)
+        close = difflib.get_close_matches(key, list(pool), n=n * 3, cutoff=0.6)
+        names: list[str] = []
+        for k in close:
+            if pool[k] not in names:
+                names.append(pool[k])
+        return names[:n]

@@ -1,0 +1,242 @@
+"""Knowledge-base files → validated models, all or nothing.
+
+Each YAML mapping remembers the line it starts on and the line of each key, so
+a schema error names the file, the line, the item and the field::
+
+    gpulane/data/amd.yaml:41: fact 'rocm-6.2-gfx1100': status 'suported' is not
+    one of supported, deprecated, workaround, community, unsupported
+
+Anchors and aliases are refused (a knowledge base has no use for them, and
+they are how "billion laughs" files blow up), and so are duplicate keys, which
+YAML would otherwise resolve silently by keeping the last one.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+import yaml
+from pydantic import ValidationError
+
+from gpulane.errors import FileProblem, KBLoadError
+from gpulane.model import Fact, KBFile, Node, Source
+
+__all__ = ["KnowledgeBase", "Origin", "load_files", "read_kb_file", "default_data_dir", "kb_files"]
+
+MAX_FILE_BYTES = 16 * 1024 * 1024
+
+
+def default_data_dir() -> Path:
+    """The knowledge base shipped inside the package."""
+    return Path(__file__).resolve().parent.parent / "data"
+
+
+def kb_files(data_dir: Path) -> list[Path]:
+    """The YAML files of a knowledge-base folder, in a stable order."""
+    return sorted(p for p in data_dir.glob("*.yaml") if p.is_file())
+
+
+def display_path(path: Path) -> str:
+    """A path as short as it can be said: relative to the working directory if inside it."""
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return str(path)
+
+
+class _LineDict(dict):
+    line: int = 0
+    key_lines: dict
+
+
+class _LineLoader(yaml.SafeLoader):
+    """A safe loader that records lines and refuses aliases and duplicate keys."""
+
+    def compose_node(self, parent, index):  # type: ignore[override]
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.MarkedYAMLError("while reading", None,
+                                       "anchors and aliases are not allowed in knowledge-base files",
+                                       event.start_mark)
+        return super().compose_node(parent, index)
+
+    def construct_mapping(self, node, deep=False):  # type: ignore[override]
+        mapping = _LineDict()
+        mapping.line = node.start_mark.line + 1
+        mapping.key_lines = {}
+        for key_node, value_node in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if key in mapping:
+                raise yaml.MarkedYAMLError("while reading a mapping", node.start_mark,
+                                           f"duplicate key '{key}'", key_node.start_mark)
+            mapping[key] = self.construct_object(value_node, deep=True)
+            mapping.key_lines[key] = key_node.start_mark.line + 1
+        return mapping
+
+
+# Dates stay strings in the raw data so that pydantic reports bad ones by field.
+_LineLoader.yaml_implicit_resolvers = {
+    k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:timestamp"]
+    for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _LineLoader.construct_mapping)
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where an item was written: file and line."""
+
+    path: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+@dataclass
+class KnowledgeBase:
+    """Every source, node and fact of a knowledge base, with where each was written.
+
+    Ids are not yet checked for uniqueness here: ``kb check`` reports duplicates,
+    so the lists keep every item as written.
+    """
+
+    sources: list[Source] = field(default_factory=list)
+    nodes: list[Node] = field(default_factory=list)
+    facts: list[Fact] = field(default_factory=list)
+    origins: dict[tuple[str, int], Origin] = field(default_factory=dict)
+    files: list[str] = field(default_factory=list)
+
+    def origin(self, kind: str, index: int) -> Origin | None:
+        """Where the index-th item of a kind ("sources", "nodes", "facts") was written."""
+        return self.origins.get((kind, index))
+
+
+_KIND_WORD = {"sources": "source", "nodes": "node", "facts": "fact"}
+
+
+def _describe_error(err: dict, raw: Any) -> tuple[int | None, str]:
+    """Turn one pydantic error into (line, 'kind 'id': field message')."""
+    loc = list(err["loc"])
+    line = getattr(raw, "line", None)
+    item_label = ""
+    node: Any = raw
+    path_fields: list[str] = []
+    for i, part in enumerate(loc):
+        if isinstance(node, dict) and part in node:
+            if isinstance(node, _LineDict):
+                line = node.key_lines.get(part, line)
+            node = node[part]
+        elif isinstance(node, list) and isinstance(part, int) and part < len(node):
+            node = node[part]
+            if isinstance(node, _LineDict):
+                line = node.line
+                if i == 1 and loc[0] in _KIND_WORD:
+                    ident = node.get("id")
+                    item_label = f"{_KIND_WORD[loc[0]]} '{ident}'" if ident else f"{_KIND_WORD[loc[0]]} #{part + 1}"
+                    path_fields = []
+                    continue
+        else:
+            # pydantic adds steps that are not in the data (union branches, validators)
+            continue
+        if i >= 2 or loc[0] not in _KIND_WORD:
+            if isinstance(part, str):
+                path_fields.append(part)
+    field_name = ".".join(path_fields) or (str(loc[-1]) if loc else "")
+    message = _error_text(err, field_name)
+    return line, f"{item_label}: {message}" if item_label else message
+
+
+def _error_text(err: dict, field_name: str) -> str:
+    kind, value = err["type"], err.get("input")
+    ctx = err.get("ctx") or {}
+    if kind == "enum":
+        expected = ctx.get("expected", "").replace("'", "")
+        expected = expected.replace(" or ", ", ")
+        return f"{field_name} '{value}' is not one of {expected}"
+    if kind == "literal_error":
+        expected = ctx.get("expected", "").replace("'", "").replace(" or ", ", ")
+        return f"{field_name} '{value}' is not one of {expected}"
+    if kind == "missing":
+        return f"missing required field '{field_name}'"
+    if kind == "extra_forbidden":
+        return f"unknown field '{field_name}'"
+    if kind in ("date_from_datetime_parsing", "date_parsing", "date_type"):
+        return f"{field_name} '{value}' is not a date such as 2026-11-30"
+    if kind in ("float_parsing", "float_type", "int_parsing"):
+        return f"{field_name} '{value}' is not a number"
+    if kind in ("bool_parsing", "bool_type"):
+        return f"{field_name} '{value}' is not true or false"
+    if kind == "string_type":
+        return f"{field_name}: expected text, got {type(value).__name__}"
+    if kind in ("list_type",):
+        return f"{field_name}: expected a list"
+    if kind in ("dict_type", "model_type"):
+        return f"{field_name}: expected a mapping"
+    msg = err.get("msg", "invalid").removeprefix("Value error, ")
+    return f"{field_name}: {msg}" if field_name else msg
+
+
+def read_kb_file(path: Path, shown_as: str | None = None) -> tuple[KBFile, dict, list[FileProblem]]:
+    """Read and validate one file. Returns the model, the raw data and problems."""
+    shown = shown_as or display_path(path)
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            return KBFile(), {}, [FileProblem(shown, None, f"file is larger than {MAX_FILE_BYTES} bytes")]
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        return KBFile(), {}, [FileProblem(shown, None, f"not UTF-8 text ({exc.reason})")]
+    except OSError as exc:
+        return KBFile(), {}, [FileProblem(shown, None, f"cannot read: {exc.strerror}")]
+    try:
+        raw = yaml.load(text, Loader=_LineLoader)  # noqa: S506 - _LineLoader is a SafeLoader
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        line = mark.line + 1 if mark else None
+        return KBFile(), {}, [FileProblem(shown, line, f"YAML syntax error: {exc.problem}")]
+    except yaml.YAMLError as exc:
+        return KBFile(), {}, [FileProblem(shown, None, f"YAML error: {exc}")]
+    if raw is None:
+        raw = _LineDict()
+    if not isinstance(raw, dict):
+        return KBFile(), {}, [FileProblem(shown, 1, "expected a mapping with 'sources', 'nodes' and 'facts'")]
+    try:
+        model = KBFile.model_validate(raw)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            line, message = _describe_error(err, raw)
+            problems.append(FileProblem(shown, line, message))
+        return KBFile(), raw, problems
+    return model, raw, []
+
+
+def load_files(paths: Iterable[Path]) -> KnowledgeBase:
+    """Load knowledge-base files into one KnowledgeBase, or raise KBLoadError.
+
+    Every file is read and every problem collected before failing, so one run
+    reports them all; on any problem nothing is returned.
+    """
+    kb = KnowledgeBase()
+    problems: list[FileProblem] = []
+    for path in paths:
+        shown = display_path(path)
+        model, raw, file_problems = read_kb_file(path, shown)
+        problems.extend(file_problems)
+        if file_problems:
+            continue
+        kb.files.append(shown)
+        for kind in ("sources", "nodes", "facts"):
+            items = getattr(model, kind)
+            raw_items = raw.get(kind) or []
+            target = getattr(kb, kind)
+            for i, item in enumerate(items):
+                line = getattr(raw_items[i], "line", 0) if i < len(raw_items) else 0
+                kb.origins[(kind, len(target))] = Origin(shown, line)
+                target.append(item)
+    if problems:
+        raise KBLoadError(problems)
+    return kb

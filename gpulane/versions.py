@@ -1,0 +1,187 @@
+"""Versions and version ranges as the layers write them.
+
+Node versions are compared with ``packaging`` where they are PEP 440
+(``550.54.14``, ``2.8.0+cu128``, ``24.04``). A spec is a PEP 440 specifier set,
+and ``||`` joins alternatives (``==30.20.* || ==6.4.*``), because vendor tables
+list driver releases rather than ranges. Driver requirements are intersected as
+interval sets so that an empty intersection ("needs >= 570 and < 471") can be
+told apart from a narrow one; packaging has no interval algebra, hence
+``VersionRange``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from packaging.specifiers import InvalidSpecifier, Specifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+__all__ = ["parse_version", "parse_spec", "spec_matches", "VersionRange", "InvalidSpecError"]
+
+
+class InvalidSpecError(ValueError):
+    """A version or specifier that cannot be read."""
+
+
+@lru_cache(maxsize=4096)
+def parse_version(text: str) -> Version:
+    """Read a version, leniently: ``15 SP6`` reads as 15.6, ``R550`` as 550."""
+    try:
+        return Version(text)
+    except InvalidVersion:
+        numbers = re.findall(r"\d+", text)
+        if not numbers:
+            raise InvalidSpecError(f"'{text}' is not a version") from None
+        return Version(".".join(str(int(n)) for n in numbers))
+
+
+@lru_cache(maxsize=4096)
+def parse_spec(text: str) -> tuple[SpecifierSet, ...]:
+    """Read a spec: PEP 440 specifier sets joined by ``||``.
+
+    A bare version (``6.2``) means "this version or any release under it"
+    (``==6.2.*``): that is what people mean by "ROCm 6.2".
+    """
+    alternatives = []
+    for part in text.split("||"):
+        part = part.strip().replace(" ", "")
+        if not part:
+            raise InvalidSpecError(f"empty alternative in '{text}'")
+        if part[0].isdigit():
+            part = f"=={part}.*" if "*" not in part and "+" not in part else f"=={part}"
+        try:
+            alternatives.append(SpecifierSet(part, prereleases=True))
+        except InvalidSpecifier:
+            raise InvalidSpecError(f"'{text}' is not a version specifier such as '>=12.4' or '==6.2.*'") from None
+    return tuple(alternatives)
+
+
+def spec_matches(version: str, spec: str) -> bool:
+    """Whether a node version satisfies a spec (local labels ignored unless named)."""
+    try:
+        v = parse_version(version)
+    except InvalidSpecError:
+        return False
+    return any(alt.contains(v, prereleases=True) for alt in parse_spec(spec))
+
+
+_INF = None  # an open end of an interval
+
+
+@dataclass(frozen=True)
+class Interval:
+    lo: Version | None
+    lo_incl: bool
+    hi: Version | None
+    hi_incl: bool
+
+    def is_empty(self) -> bool:
+        if self.lo is None or self.hi is None:
+            return False
+        if self.lo < self.hi:
+            return False
+        return not (self.lo == self.hi and self.lo_incl and self.hi_incl)
+
+    def contains(self, v: Version) -> bool:
+        if self.lo is not None and (v < self.lo or (v == self.lo and not self.lo_incl)):
+            return False
+        if self.hi is not None and (v > self.hi or (v == self.hi and not self.hi_incl)):
+            return False
+        return True
+
+    def intersect(self, other: "Interval") -> "Interval":
+        lo, lo_incl = self.lo, self.lo_incl
+        if other.lo is not None and (lo is None or other.lo > lo or (other.lo == lo and not other.lo_incl)):
+            lo, lo_incl = other.lo, other.lo_incl
+        hi, hi_incl = self.hi, self.hi_incl
+        if other.hi is not None and (hi is None or other.hi < hi or (other.hi == hi and not other.hi_incl)):
+            hi, hi_incl = other.hi, other.hi_incl
+        return Interval(lo, lo_incl, hi, hi_incl)
+
+    def describe(self) -> str:
+        if self.lo is not None and self.hi is not None and self.lo == self.hi:
+            return f"== {self.lo}"
+        parts = []
+        if self.lo is not None:
+            parts.append(f"{'>=' if self.lo_incl else '>'} {self.lo}")
+        if self.hi is not None:
+            parts.append(f"{'<=' if self.hi_incl else '<'} {self.hi}")
+        return ", ".join(parts) or "any"
+
+
+_EVERYTHING = Interval(None, False, None, False)
+
+
+def _bump(release: tuple[int, ...]) -> Version:
+    return Version(".".join(str(n) for n in (*release[:-1], release[-1] + 1)))
+
+
+def _clause_interval(spec: Specifier) -> Interval:
+    op, text = spec.operator, spec.version
+    if text.endswith(".*"):
+        base = Version(text[:-2])
+        if op == "==":
+            return Interval(base, True, _bump(base.release), False)
+        return _EVERYTHING  # != X.* cannot narrow a single interval; treated as no bound
+    v = Version(text)
+    if op in ("==", "==="):
+        return Interval(v, True, v, True)
+    if op == ">=":
+        return Interval(v, True, None, False)
+    if op == ">":
+        return Interval(v, False, None, False)
+    if op == "<=":
+        return Interval(None, False, v, True)
+    if op == "<":
+        return Interval(None, False, v, False)
+    if op == "~=":
+        return Interval(v, True, _bump(v.release[:-1]), False)
+    return _EVERYTHING
+
+
+@dataclass(frozen=True)
+class VersionRange:
+    """A union of version intervals: what a driver layer may be on a path."""
+
+    intervals: tuple[Interval, ...]
+
+    @classmethod
+    def everything(cls) -> "VersionRange":
+        return cls((_EVERYTHING,))
+
+    @classmethod
+    def from_spec(cls, text: str) -> "VersionRange":
+        pieces = []
+        for alt in parse_spec(text):
+            iv = _EVERYTHING
+            for clause in alt:
+                iv = iv.intersect(_clause_interval(clause))
+            if not iv.is_empty():
+                pieces.append(iv)
+        return cls(tuple(pieces))
+
+    def intersect(self, other: "VersionRange") -> "VersionRange":
+        out = []
+        for a in self.intervals:
+            for b in other.intervals:
+                c = a.intersect(b)
+                if not c.is_empty():
+                    out.append(c)
+        return VersionRange(tuple(out))
+
+    def is_empty(self) -> bool:
+        return not self.intervals
+
+    def contains(self, version: str) -> bool:
+        v = parse_version(version)
+        return any(iv.contains(v) for iv in self.intervals)
+
+    def overlaps(self, other: "VersionRange") -> bool:
+        return not self.intersect(other).is_empty()
+
+    def describe(self) -> str:
+        if not self.intervals:
+            return "no version"
+        return " or ".join(iv.describe() for iv in self.intervals)
