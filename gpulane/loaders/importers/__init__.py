@@ -1,0 +1,365 @@
+"""Importers: published vendor files -> generated knowledge-base YAML.
+
+Each importer module has a pure ``parse(path) -> KBFile`` that raises
+:class:`ImportFormatError` on input it cannot read. :data:`IMPORTERS` maps the
+``KIND`` of ``gpulane kb import KIND FILE`` to the parse function, the file it
+writes in ``gpulane/data`` and its source metadata.
+
+Operating-system nodes are shared by several AMD sources, so no importer writes
+them into its own file: :func:`plan_import` moves them into :data:`OS_FILE`,
+merging them with the OS nodes already there (kernels are united), so that each
+OS id is defined once.
+
+The CLI is meant to be::
+
+    plan = plan_import(kind, path, data_dir)
+    print(plan.summary())
+    if not dry_run:
+        write_import(plan)
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import yaml
+
+from gpulane.model import KBFile, Layer, Node, Source
+
+from . import hip_sdk_windows, rocm_gpu_specs, rocm_linux_sysreq, rocm_matrix
+from .common import sort_kernels
+from .errors import ImportFormatError
+
+__all__ = [
+    "IMPORTERS", "OS_FILE", "Importer", "ImportFormatError", "ImportPlan", "FilePlan", "KBDiff",
+    "plan_import", "write_import", "dump_kbfile", "render_all", "load_kbfile", "DATA_DIR",
+]
+
+DATA_DIR = Path(__file__).resolve().parents[2] / "data"
+OS_FILE = "rocm-os.yaml"
+
+
+@dataclass(frozen=True)
+class Importer:
+    kind: str
+    parse: Callable[[Path], KBFile]
+    target: str  # file name in gpulane/data
+    sources: tuple[Source, ...]  # what the generated file cites
+    default_input: str  # the file's name in shared/sources
+
+
+IMPORTERS: dict[str, Importer] = {
+    imp.kind: imp
+    for imp in (
+        Importer("rocm-matrix", rocm_matrix.parse, "rocm-matrix.yaml",
+                 (rocm_matrix.SOURCE, rocm_matrix.FOOTNOTE_SOURCE), "rocm-compatibility-matrix-historical.csv"),
+        Importer("rocm-gpu-specs", rocm_gpu_specs.parse, "rocm-gpu-specs.yaml",
+                 (rocm_gpu_specs.SOURCE,), "rocm-gpu-arch-specs.rst"),
+        Importer("rocm-linux-sysreq", rocm_linux_sysreq.parse, "rocm-linux-sysreq-6.2.yaml",
+                 (rocm_linux_sysreq.SOURCE,), "rocm-linux-system-requirements-6.2.rst"),
+        Importer("hip-sdk-windows", hip_sdk_windows.parse, "hip-sdk-windows.yaml",
+                 (hip_sdk_windows.SOURCE,), "hip-sdk-windows-system-requirements.rst"),
+    )
+}
+
+# When several importers describe one OS node, the node cites the first of these.
+_OS_SOURCE_PRIORITY = [rocm_linux_sysreq.SOURCE.id, rocm_matrix.SOURCE.id, hip_sdk_windows.SOURCE.id]
+
+
+# --------------------------------------------------------------------- dumping
+
+_LAYER_RANK = {layer: i for i, layer in enumerate(Layer)}
+
+
+class _Flow(dict):
+    """A mapping written on one line (selectors)."""
+
+
+class _FlowList(list):
+    """A list written on one line (lists of scalars)."""
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+_Dumper.add_representer(_Flow, lambda d, v: d.represent_mapping("tag:yaml.org,2002:map", v.items(), flow_style=True))
+_Dumper.add_representer(_FlowList, lambda d, v: d.represent_sequence("tag:yaml.org,2002:seq", v, flow_style=True))
+
+
+def _compact_selector(value: Any) -> Any:
+    if isinstance(value, dict) and set(value) == {"ids"}:
+        ids = value["ids"]
+        return ids[0] if len(ids) == 1 else _FlowList(ids)
+    return _Flow(value) if isinstance(value, dict) else value
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, _Flow):
+        return _Flow({k: _clean(v) for k, v in value.items()})
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        items = [_clean(v) for v in value]
+        if all(not isinstance(v, (dict, list)) for v in items):
+            return _FlowList(items)
+        return items
+    return value
+
+
+def sorted_kbfile(kb: KBFile) -> KBFile:
+    """The same content in the stable order the generated files use."""
+
+    return KBFile(
+        sources=sorted(kb.sources, key=lambda s: s.id),
+        nodes=sorted(kb.nodes, key=lambda n: (_LAYER_RANK[n.layer], n.id)),
+        facts=sorted(kb.facts, key=lambda f: f.id),
+    )
+
+
+def dump_kbfile(kb: KBFile, header: Optional[str] = None) -> str:
+    """Deterministic YAML for a KBFile (stable order, defaults left out)."""
+
+    kb = sorted_kbfile(kb)
+    data = kb.model_dump(mode="json", exclude_defaults=True)
+    for fact in data.get("facts", []):
+        fact["object"] = _compact_selector(fact["object"])
+        if "when" in fact:
+            fact["when"] = {k: _compact_selector(v) for k, v in fact["when"].items()}
+    data = {k: v for k, v in _clean(data).items() if v}
+    body = yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=110, default_flow_style=False)
+    if header:
+        body = "".join(f"# {line}\n" if line else "#\n" for line in header.splitlines()) + "\n" + body
+    return body
+
+
+def _header(imp: Importer, input_name: str) -> str:
+    lines = [f"Generated by `gpulane kb import {imp.kind} {input_name}`; do not edit by hand.",
+             "Source:"]
+    lines += [f"  {s.url}" for s in imp.sources]
+    return "\n".join(lines)
+
+
+OS_HEADER = (
+    "Generated by `gpulane kb import` (rocm-matrix, rocm-linux-sysreq, hip-sdk-windows); do not edit by hand.\n"
+    "Operating-system releases named by AMD's ROCm and HIP SDK pages, defined once for all of them.\n"
+    "Kernels come from the ROCm Linux system requirements; each node cites where its attributes come from."
+)
+
+
+def load_kbfile(path: Path) -> Optional[KBFile]:
+    """The KBFile at ``path`` (``None`` if there is no such file)."""
+
+    path = Path(path)
+    if not path.exists():
+        return None
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    return KBFile.model_validate(data)
+
+
+# ---------------------------------------------------------------------- OS merge
+
+
+def split_os(kb: KBFile) -> tuple[KBFile, list[Node]]:
+    """Move OS nodes out of an importer's KBFile."""
+
+    rest = [n for n in kb.nodes if n.layer is not Layer.os]
+    oses = [n for n in kb.nodes if n.layer is Layer.os]
+    return KBFile(sources=kb.sources, nodes=rest, facts=kb.facts), oses
+
+
+def _source_rank(source: Optional[str]) -> int:
+    return _OS_SOURCE_PRIORITY.index(source) if source in _OS_SOURCE_PRIORITY else len(_OS_SOURCE_PRIORITY)
+
+
+def merge_os_nodes(existing: list[Node], new: list[Node]) -> list[Node]:
+    """Union by id; kernels are united, the node cites the highest-priority source.
+
+    The merge is commutative, so the OS file does not depend on import order.
+    """
+
+    merged: dict[str, Node] = {}
+    for node in list(existing) + list(new):
+        old = merged.get(node.id)
+        if old is None:
+            merged[node.id] = node
+            continue
+        keep = old if _source_rank(old.source) <= _source_rank(node.source) else node
+        merged[node.id] = keep.model_copy(update={"kernels": sort_kernels(old.kernels + node.kernels)})
+    return sorted(merged.values(), key=lambda n: n.id)
+
+
+# ------------------------------------------------------------------------- diff
+
+
+@dataclass
+class KBDiff:
+    """Ids added, changed and removed, per section (sources, nodes, facts)."""
+
+    added: dict[str, list[str]] = field(default_factory=dict)
+    changed: dict[str, list[str]] = field(default_factory=dict)
+    removed: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def empty(self) -> bool:
+        return not any(self.added.values()) and not any(self.changed.values()) and not any(self.removed.values())
+
+    def counts(self) -> str:
+        parts = []
+        for section in ("sources", "nodes", "facts"):
+            a, c, r = (len(d.get(section, [])) for d in (self.added, self.changed, self.removed))
+            if a or c or r:
+                parts.append(f"{section}: +{a} ~{c} -{r}")
+        return "; ".join(parts) or "no change"
+
+
+def diff_kbfiles(old: Optional[KBFile], new: KBFile, *, keep_removed: bool = False) -> KBDiff:
+    diff = KBDiff()
+    for section in ("sources", "nodes", "facts"):
+        before = {item.id: item for item in (getattr(old, section) if old else [])}
+        after = {item.id: item for item in getattr(new, section)}
+        diff.added[section] = sorted(set(after) - set(before))
+        diff.removed[section] = [] if keep_removed else sorted(set(before) - set(after))
+        diff.changed[section] = sorted(
+            i for i in set(before) & set(after)
+            if before[i].model_dump(mode="json") != after[i].model_dump(mode="json")
+        )
+    return diff
+
+
+# ------------------------------------------------------------------------- plans
+
+
+@dataclass
+class FilePlan:
+    path: Path
+    old: Optional[KBFile]
+    new: KBFile
+    text: str
+    diff: KBDiff
+
+    @property
+    def unchanged(self) -> bool:
+        return self.path.exists() and self.path.read_text(encoding="utf-8") == self.text
+
+
+@dataclass
+class ImportPlan:
+    kind: str
+    input: Path
+    files: list[FilePlan]  # written in this order (the OS file first)
+
+    def summary(self) -> str:
+        lines = [f"gpulane kb import {self.kind} {self.input}"]
+        for plan in self.files:
+            state = "unchanged" if plan.unchanged else plan.diff.counts()
+            lines.append(f"  {plan.path.name}: {state}")
+            for label, ids in (("+", plan.diff.added), ("~", plan.diff.changed), ("-", plan.diff.removed)):
+                for section, items in ids.items():
+                    for item in items:
+                        lines.append(f"    {label} {section[:-1]} {item}")
+        return "\n".join(lines)
+
+
+def _check(kb: KBFile, path: Path) -> None:
+    for section in ("sources", "nodes", "facts"):
+        seen: set[str] = set()
+        for item in getattr(kb, section):
+            if item.id in seen:
+                raise ValueError(f"{path.name}: {section[:-1]} id {item.id!r} defined twice")
+            seen.add(item.id)
+    for fact in kb.facts:
+        if not fact.source:
+            raise ValueError(f"{path.name}: fact {fact.id!r} cites no source")
+
+
+def _file_plan(path: Path, new: KBFile, header: str, *, keep_removed: bool = False) -> FilePlan:
+    new = sorted_kbfile(new)
+    _check(new, path)
+    text = dump_kbfile(new, header)
+    # the text must read back to the same content
+    again = KBFile.model_validate(yaml.safe_load(text))
+    if again.model_dump(mode="json") != new.model_dump(mode="json"):
+        raise ValueError(f"{path.name}: the generated YAML does not read back to the same content")
+    old = load_kbfile(path)
+    return FilePlan(path, old, new, text, diff_kbfiles(old, new, keep_removed=keep_removed))
+
+
+def plan_import(kind: str, path: Path, data_dir: Path = DATA_DIR) -> ImportPlan:
+    """Parse ``path`` with the importer ``kind`` and compute what would change in ``data_dir``.
+
+    Raises ``KeyError`` for an unknown kind and :class:`ImportFormatError` for bad input.
+    Nothing is written.
+    """
+
+    if kind not in IMPORTERS:
+        raise KeyError(f"unknown import kind {kind!r}; known: {', '.join(sorted(IMPORTERS))}")
+    imp = IMPORTERS[kind]
+    path, data_dir = Path(path), Path(data_dir)
+    kb = KBFile.model_validate(imp.parse(path).model_dump())
+    main, oses = split_os(kb)
+    files = []
+    if oses:
+        os_path = data_dir / OS_FILE
+        current = load_kbfile(os_path)
+        merged = merge_os_nodes(current.nodes if current else [], oses)
+        files.append(_file_plan(os_path, KBFile(nodes=merged), OS_HEADER, keep_removed=True))
+    files.append(_file_plan(data_dir / imp.target, main, _header(imp, imp.default_input)))
+    return ImportPlan(kind, path, files)
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def write_import(plan: ImportPlan) -> list[Path]:
+    """Write the plan's files, each atomically; returns the paths written.
+
+    Each file is written to a temporary file in the same folder, synced and
+    renamed over the old one, so a failure leaves the old file intact. The OS
+    file goes first: it only adds, so the KB stays loadable if a later write fails.
+    """
+
+    written = []
+    for file_plan in plan.files:
+        if file_plan.unchanged:
+            continue
+        _atomic_write(file_plan.path, file_plan.text)
+        written.append(file_plan.path)
+    return written
+
+
+def render_all(sources_dir: Path) -> dict[str, str]:
+    """Every generated file's text, built from scratch from ``sources_dir``.
+
+    This is what the shipped files in ``gpulane/data`` must equal.
+    """
+
+    out: dict[str, str] = {}
+    oses: list[Node] = []
+    for imp in IMPORTERS.values():
+        kb = imp.parse(Path(sources_dir) / imp.default_input)
+        main, found = split_os(kb)
+        oses = merge_os_nodes(oses, found)
+        out[imp.target] = dump_kbfile(main, _header(imp, imp.default_input))
+    out[OS_FILE] = dump_kbfile(KBFile(nodes=oses), OS_HEADER)
+    return out

@@ -1,0 +1,161 @@
+"""Importer for the Windows HIP SDK system requirements page.
+
+The page (``rocm-install-on-windows`` ``docs/reference/system-requirements.rst``)
+lists the supported Windows variants and, per GPU tab (Radeon PRO / Radeon), two
+marks: ``Runtime`` (the HIP and OpenCL runtimes that ship with the Windows
+driver) and ``HIP SDK`` (the runtime plus the HIP libraries). An unlisted GPU is
+not supported, so both lists are exhaustive.
+
+We model one toolkit node, :data:`TOOLKIT_ID` (family ``hip-sdk``), with
+
+* ``runs_on`` facts for each listed Windows release (exhaustive),
+* ``supports`` facts toolkit -> GPU from the **HIP SDK** column (exhaustive;
+  ❌ becomes an ``unsupported`` fact), each noting the **Runtime** mark, and
+* ``supports`` facts toolkit -> LLVM target (the best HIP SDK mark among the
+  target's GPUs) so that the toolkit-architecture pair of a path is covered.
+
+The runtime-only support (✅ runtime, ❌ SDK, e.g. RX 6700 XT) is kept in the
+note of the unsupported SDK fact: the runtime is part of the display driver, not
+a toolkit a path chooses. Nothing here is inferred from the Linux pages.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from gpulane.model import Fact, KBFile, Layer, Node, Relation, Selector, Source, Status
+
+from .common import REVIEWED, gpu_ids, gpu_name, os_node, parse_mark, parse_os_list, read_rst_tables
+from .errors import ImportFormatError
+
+COMMIT = "91a3e0c625945f3d2ef7dc397208ab8ff5de651d"
+
+# The page states no HIP SDK release number. The copy is from the install-on-windows
+# docs of the ROCm 6.2 period (file last changed 2024-07-19, copied 2024-10-21).
+HIP_SDK_VERSION = "6.2"
+TOOLKIT_ID = f"hip-sdk-{HIP_SDK_VERSION}"
+
+SOURCE = Source(
+    id="hip-sdk-windows-sysreq",
+    url=f"https://github.com/ROCm/rocm-install-on-windows/blob/{COMMIT}/docs/reference/system-requirements.rst",
+    publisher="AMD",
+    title="HIP SDK installation on Windows, System requirements",
+    version=COMMIT,
+    reviewed=REVIEWED,
+    note="Copied at 4c3801469215c56f677426d7fc5bd62142834bb8 (2024-10-21); the page names no HIP SDK release.",
+)
+
+OS_SECTION = "Supported SKUs"
+GPU_SECTION = "Windows-supported GPUs"
+GPU_HEADER = ["Name", "Architecture", "LLVM target", "Runtime", "HIP SDK"]
+RANK = {Status.supported: 0, Status.deprecated: 1, Status.unsupported: 2}
+WORDS = {Status.supported: "supported", Status.deprecated: "deprecated", Status.unsupported: "not supported"}
+
+
+def parse(path: Path) -> KBFile:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ImportFormatError(path, None, f"cannot read the file: {exc}") from exc
+    tables = read_rst_tables(path, text)
+
+    os_tables = [t for t in tables if t.section == OS_SECTION]
+    if len(os_tables) != 1:
+        raise ImportFormatError(path, None, f"expected one Windows table under {OS_SECTION!r}, found {len(os_tables)}")
+    os_table = os_tables[0]
+    if os_table.header != ["Distribution", "Processor architectures", "Validated update"]:
+        raise ImportFormatError(
+            path, os_table.line,
+            f"Windows table: expected header (Distribution, Processor architectures, Validated update), "
+            f"found {os_table.header}",
+        )
+    nodes: list[Node] = [
+        Node(id=TOOLKIT_ID, layer=Layer.toolkit, name=f"HIP SDK {HIP_SDK_VERSION} for Windows", vendor="amd",
+             family="hip-sdk", version=HIP_SDK_VERSION, source=SOURCE.id,
+             note="The requirements page gives no release number; these facts restate the page as of the ROCm "
+                  "6.2 documentation period.")
+    ]
+    facts: list[Fact] = []
+    for lineno, cells in os_table.rows:
+        if len(cells) != 3:
+            raise ImportFormatError(path, lineno, f"Windows table: row has {len(cells)} cells, expected 3")
+        label, cpu, update = cells
+        refs = parse_os_list(label)
+        if refs is None or len(refs) != 1 or refs[0].platform.value != "windows":
+            raise ImportFormatError(
+                path, lineno, f"Windows table, column 'Distribution': expected e.g. 'Windows 11', found {label!r}")
+        ref = refs[0]
+        nodes.append(os_node(ref, SOURCE.id))
+        facts.append(Fact(
+            id=f"{TOOLKIT_ID}-os-{ref.node_id}",
+            relation=Relation.runs_on,
+            subject=TOOLKIT_ID,
+            object=Selector(ids=[ref.node_id]),
+            exhaustive=True,
+            source=SOURCE.id,
+            section=OS_SECTION,
+            note=f"{cpu} only; validated with update {update}.",
+        ))
+
+    gpu_tables = [t for t in tables if t.section == GPU_SECTION]
+    if not gpu_tables:
+        raise ImportFormatError(path, None, f"no GPU table found under {GPU_SECTION!r}")
+    best: dict[str, tuple[Status, list[str]]] = {}
+    for table in gpu_tables:
+        tab = table.tab or "(no tab)"
+        if table.header != GPU_HEADER:
+            raise ImportFormatError(
+                path, table.line, f"GPU table in tab {tab!r}: expected header {GPU_HEADER}, found {table.header}")
+        for lineno, cells in table.rows:
+            if len(cells) != len(GPU_HEADER):
+                raise ImportFormatError(
+                    path, lineno, f"tab {tab!r}: row has {len(cells)} cells, expected {len(GPU_HEADER)}")
+            name, _arch, target, runtime_mark, sdk_mark = cells
+            if not re.fullmatch(r"gfx[0-9a-f]{3,4}", target):
+                raise ImportFormatError(
+                    path, lineno, f"tab {tab!r}, row {name!r}, column 'LLVM target': expected e.g. 'gfx1100', "
+                    f"found {target!r}")
+            marks = {}
+            for column, mark in (("Runtime", runtime_mark), ("HIP SDK", sdk_mark)):
+                parsed = parse_mark(mark)
+                if parsed is None or parsed[1]:
+                    raise ImportFormatError(
+                        path, lineno, f"tab {tab!r}, row {name!r}, column {column!r}: expected ✅, ⚠️ or ❌, "
+                        f"found {mark!r}")
+                marks[column] = parsed[0]
+            runtime, sdk = marks["Runtime"], marks["HIP SDK"]
+            note = f"Windows HIP runtime: {WORDS[runtime]}; HIP SDK libraries: {WORDS[sdk]}."
+            if runtime is not Status.unsupported and sdk is Status.unsupported:
+                note += (" Programs that need only the HIP runtime of the Windows driver can run on this GPU; "
+                         "the SDK's libraries are not supported on it.")
+            for gid in gpu_ids(name):
+                facts.append(Fact(
+                    id=f"{TOOLKIT_ID}-gpu-{gid}",
+                    relation=Relation.supports,
+                    subject=TOOLKIT_ID,
+                    object=Selector(ids=[gid]),
+                    status=sdk,
+                    exhaustive=sdk is not Status.unsupported,
+                    source=SOURCE.id,
+                    section=f"{GPU_SECTION}, {tab} tab, HIP SDK and Runtime columns",
+                    note=note,
+                ))
+            status, names = best.get(target, (sdk, []))
+            if RANK[sdk] < RANK[status]:
+                status = sdk
+            best[target] = (status, names + [gpu_name(name)])
+    for target, (status, names) in best.items():
+        facts.append(Fact(
+            id=f"{TOOLKIT_ID}-arch-{target}",
+            relation=Relation.supports,
+            subject=TOOLKIT_ID,
+            object=Selector(ids=[target]),
+            status=status,
+            exhaustive=status is not Status.unsupported,
+            source=SOURCE.id,
+            section=f"{GPU_SECTION}, LLVM target and HIP SDK columns",
+            note=f"Derived from the HIP SDK marks of: {', '.join(sorted(names))}.",
+        ))
+    return KBFile(sources=[SOURCE], nodes=nodes, facts=facts)
