@@ -243,6 +243,13 @@ class RstTable:
     tab: Optional[str]  # the enclosing tab-item title
     header: list[str] = field(default_factory=list)
     rows: list[tuple[int, list[str]]] = field(default_factory=list)  # (line, cells)
+    cell_lines: list[list[int]] = field(default_factory=list)  # per row, the line of each cell
+
+    def cell_line(self, row: int, column: int) -> int:
+        """The line of a cell (the row's line when unknown)."""
+
+        lines = self.cell_lines[row] if row < len(self.cell_lines) else []
+        return lines[column] if column < len(lines) else self.rows[row][0]
     options: dict[str, str] = field(default_factory=dict)
 
 
@@ -316,22 +323,27 @@ def _read_table(path: Path, lines: list[str], start: int, indent: int, kind: str
             except csv.Error as exc:
                 raise ImportFormatError(path, lineno, f"csv-table row: cannot read the quoted cells ({exc})")
             table.rows.append((lineno, [c.strip() for c in cells]))
+            table.cell_lines.append([lineno] * len(cells))
     else:
         rows: list[tuple[int, list[str]]] = []
+        lines_of: list[list[int]] = []
         for lineno, line in content:
             s = line.strip()
             if not s:
                 continue
             if s == "*" or s.startswith("* "):
                 rows.append((lineno, []))
+                lines_of.append([])
                 rest = s[1:].strip()
                 if rest.startswith("- ") or rest == "-":
                     rows[-1][1].append(rest[1:].strip())
+                    lines_of[-1].append(lineno)
                 continue
             if s == "-" or s.startswith("- "):
                 if not rows:
                     raise ImportFormatError(path, lineno, "list-table: a cell ('- ...') before the first row ('*')")
                 rows[-1][1].append(s[1:].strip())
+                lines_of[-1].append(lineno)
                 continue
             if rows and rows[-1][1]:
                 # continuation of the previous cell's text
@@ -344,7 +356,9 @@ def _read_table(path: Path, lines: list[str], start: int, indent: int, kind: str
                 raise ImportFormatError(path, table.line, "list-table: header-rows is set but the table has no rows")
             table.header = rows[0][1]
             rows = rows[header_rows:]
+            lines_of = lines_of[header_rows:]
         table.rows = rows
+        table.cell_lines = lines_of
     return table, i
 
 

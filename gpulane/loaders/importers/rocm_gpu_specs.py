@@ -97,7 +97,7 @@ def parse(path: Path) -> KBFile:
             )
         col = {name: table.header.index(name) for name in needed}
         model_col = table.header.index(MODEL_COLUMN) if MODEL_COLUMN in table.header else None
-        for lineno, cells in table.rows:
+        for row_index, (lineno, cells) in enumerate(table.rows):
             if len(cells) != len(table.header):
                 raise ImportFormatError(
                     path, lineno,
@@ -111,13 +111,13 @@ def parse(path: Path) -> KBFile:
                 raise ImportFormatError(path, lineno, f"tab {tab!r}: empty {NAME_COLUMN!r} cell")
             if not re.fullmatch(r"gfx[0-9a-f]{3,4}", target):
                 raise ImportFormatError(
-                    path, lineno,
+                    path, table.cell_line(row_index, col[TARGET_COLUMN]),
                     f"tab {tab!r}, row {raw_name!r}, column {TARGET_COLUMN!r}: expected an LLVM target such as "
                     f"'gfx1100', found {target!r}",
                 )
             if not re.fullmatch(r"[A-Z]+[0-9.]*", family):
                 raise ImportFormatError(
-                    path, lineno,
+                    path, table.cell_line(row_index, col[ARCH_COLUMN]),
                     f"tab {tab!r}, row {raw_name!r}, column {ARCH_COLUMN!r}: expected a family such as 'RDNA3' "
                     f"or 'GCN5.1', found {family!r}",
                 )
@@ -129,7 +129,7 @@ def parse(path: Path) -> KBFile:
                 notes.append("An APU: its graphics use system memory (dynamic allocation plus a fixed carve-out).")
             else:
                 raise ImportFormatError(
-                    path, lineno,
+                    path, table.cell_line(row_index, col[VRAM_COLUMN]),
                     f"tab {tab!r}, row {raw_name!r}, column {VRAM_COLUMN!r}: expected a number of GiB or "
                     f"{SHARED_MEMORY!r}, found {vram!r}",
                 )

@@ -1,0 +1,280 @@
+"""The AMD importers on small hand-written files in the vendors' formats."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpulane.loaders.importers import IMPORTERS, ImportFormatError, plan_import, write_import
+from gpulane.loaders.importers import hip_sdk_windows, rocm_gpu_specs, rocm_linux_sysreq, rocm_matrix
+from gpulane.model import KBFile, Layer, Status
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "importers"
+
+
+def facts_by_id(kb: KBFile):
+    return {f.id: f for f in kb.facts}
+
+
+def nodes_by_id(kb: KBFile):
+    return {n.id: n for n in kb.nodes}
+
+
+# ------------------------------------------------------------------ ROCm matrix
+
+
+@pytest.fixture(scope="module")
+def matrix() -> KBFile:
+    return rocm_matrix.parse(FIX / "rocm-matrix-small.csv")
+
+
+def test_matrix_releases_split_the_shared_column(matrix):
+    toolkits = sorted(n.id for n in matrix.nodes if n.layer is Layer.toolkit)
+    assert toolkits == ["rocm-6.1.5", "rocm-6.4.1", "rocm-7.0.0", "rocm-7.0.1", "rocm-7.1.0"]
+    node = nodes_by_id(matrix)["rocm-6.1.5"]  # the header cell is " 6.1.5"
+    assert node.version == "6.1.5" and node.family == "rocm" and node.vendor == "amd" and node.name == "ROCm 6.1.5"
+    assert "HIP 6.1.40093" in node.note
+
+
+def test_matrix_targets_are_exhaustive_per_release(matrix):
+    facts = facts_by_id(matrix)
+    for release in ("7.0.0", "7.0.1"):
+        assert facts[f"rocm-{release}-arch-gfx950"].exhaustive
+    assert "rocm-6.4.1-arch-gfx950" not in facts
+    assert "rocm-6.4.1-arch-gfx1201" in facts
+    assert "rocm-6.1.5-arch-gfx1201" not in facts
+    assert facts["rocm-6.1.5-arch-gfx942"].object.ids == ["gfx942"]  # the cell is " gfx942"
+
+
+def test_matrix_os_rows(matrix):
+    facts = facts_by_id(matrix)
+    nodes = nodes_by_id(matrix)
+    assert facts["rocm-7.1.0-os-rhel-10.0"].exhaustive
+    assert "rocm-6.1.5-os-ubuntu-24.04" not in facts  # blank cell
+    assert "22.04.5, 22.04.4" in facts["rocm-6.1.5-os-ubuntu-22.04"].note
+    assert facts["rocm-6.1.5-os-sles-15-sp4"].object.ids == ["sles-15-sp4"]
+    assert nodes["sles-15-sp4"].version == "15.4" and nodes["sles-15-sp4"].family == "sles"
+    assert nodes["ubuntu-24.04"].platform.value == "linux"
+    # the OS footnote says support can depend on the GPU: every OS fact carries it
+    assert facts["rocm-7.1.0-os-ubuntu-24.04"].caveat
+
+
+def test_matrix_frameworks_and_footnotes(matrix):
+    facts = facts_by_id(matrix)
+    torch = facts["rocm-7.1.0-framework-torch"].object
+    assert (torch.layer, torch.family, torch.version) == (Layer.framework, "torch", "==2.8.* || ==2.7.* || ==2.6.*")
+    tf = facts["rocm-7.0.1-framework-tensorflow"].object
+    assert tf.version == "==2.19.1 || ==2.18.1 || ==2.17.1"
+    stop = facts["rocm-7.0.1-framework-tensorflow-2.17.1-not-on-mi350x-mi355x"]
+    assert stop.status is Status.unsupported
+    assert stop.when[Layer.gpu].ids == ["instinct-mi350x", "instinct-mi355x"]
+    assert stop.source == "rocm-compat-matrix-footnotes"
+    # llama.cpp: "only on 7.0.0 and 6.4.x" -> the shared 7.0.1/7.0.0 column counts for 7.0.0 only
+    assert "rocm-7.0.0-app-llama.cpp" in facts
+    assert "rocm-7.0.1-app-llama.cpp" not in facts
+    assert "b6652" in facts["rocm-7.0.0-app-llama.cpp"].note
+    assert facts["rocm-7.0.0-app-llama.cpp"].object.version is None  # a build tag, not a PEP 440 version
+    assert "rocm-6.1.5-app-llama.cpp" not in facts  # N/A
+
+
+def test_matrix_driver_row(matrix):
+    facts = facts_by_id(matrix)
+    fact = facts["rocm-7.1.0-driver-amdgpu"]
+    assert fact.exhaustive
+    sel = fact.object
+    assert (sel.layer, sel.vendor, sel.family) == (Layer.driver, "amd", "amdgpu")
+    assert sel.version == "==30.20.0 || ==30.10.2 || ==30.10 || ==6.4.*"
+    assert "KVM" in fact.note  # the MI325X footnote stays a note
+    assert facts["rocm-6.1.5-driver-amdgpu"].object.version.endswith("==5.7.*")
+
+
+def test_matrix_every_fact_has_a_source(matrix):
+    source_ids = {s.id for s in matrix.sources}
+    assert all(f.source in source_ids for f in matrix.facts)
+
+
+@pytest.mark.parametrize(
+    "name, line, words",
+    [
+        ("rocm-matrix-bad-target.csv", 12, ["GPU / LLVM target", "7.0.1/7.0.0", "gfx11OO"]),
+        ("rocm-matrix-bad-header.csv", 1, ["column 3", "7.0.x"]),
+        ("rocm-matrix-unknown-footnote.csv", 17, ["tf-mi999", "TensorFlow"]),
+        ("rocm-matrix-bad-os.csv", 4, ["Slackware 15", "6.4.1"]),
+        ("rocm-matrix-short-row.csv", 13, ["4 cells", "expected 5"]),
+    ],
+)
+def test_matrix_malformed(name, line, words):
+    with pytest.raises(ImportFormatError) as err:
+        rocm_matrix.parse(FIX / name)
+    assert err.value.line == line
+    for word in words:
+        assert word in str(err.value)
+    assert f"{name}:{line}:" in str(err.value)
+
+
+# ------------------------------------------------------------------ GPU specs
+
+
+@pytest.fixture(scope="module")
+def specs() -> KBFile:
+    return rocm_gpu_specs.parse(FIX / "gpu-specs-small.rst")
+
+
+def test_specs_nodes(specs):
+    nodes = nodes_by_id(specs)
+    mi355x = nodes["instinct-mi355x"]
+    assert (mi355x.name, mi355x.vram_gb, mi355x.vendor, mi355x.aliases) == ("Instinct MI355X", 288, "amd", ["MI355X"])
+    xtx = nodes["radeon-rx-7900-xtx"]
+    assert xtx.aliases == ["RX 7900 XTX", "7900 XTX", "7900xtx"] and xtx.vram_gb == 24
+    assert nodes["radeon-pro-vii"].name == "Radeon PRO VII"
+    assert nodes["instinct-mi50-32gb"].aliases == ["MI50 32GB"]
+    apu = nodes["ryzen-ai-7-350"]  # the source's "Ryzen Al" slip is corrected, and said so
+    assert apu.vram_gb is None and "Ryzen Al 7 350" in apu.note and "Radeon 860M" in apu.note
+    gfx = nodes["gfx1100"]
+    assert (gfx.layer, gfx.family, gfx.llvm_target, gfx.name) == (Layer.arch, "RDNA3", "gfx1100", "gfx1100 (RDNA3)")
+    assert nodes["gfx803"].family == "GCN3.0/GCN4.0" and nodes["gfx803"].note
+
+
+def test_specs_has_arch(specs):
+    facts = facts_by_id(specs)
+    assert facts["radeon-rx-6700-xt-has-gfx1031"].object.ids == ["gfx1031"]
+    assert facts["instinct-mi355x-has-gfx950"].relation.value == "has_arch"
+    assert len(specs.facts) == 8
+
+
+@pytest.mark.parametrize(
+    "name, line, words",
+    [
+        ("gpu-specs-bad-vram.rst", 59, ["Radeon RX 7900 XTX", "VRAM (GiB)", "24 GB"]),
+        ("gpu-specs-bad-target.rst", 64, ["Radeon RX 6700 XT", "LLVM target name", "navi22"]),
+    ],
+)
+def test_specs_malformed(name, line, words):
+    with pytest.raises(ImportFormatError) as err:
+        rocm_gpu_specs.parse(FIX / name)
+    assert err.value.line == line
+    for word in words:
+        assert word in str(err.value)
+
+
+# ------------------------------------------------------------ Linux sysreq 6.2
+
+
+@pytest.fixture(scope="module")
+def sysreq() -> KBFile:
+    return rocm_linux_sysreq.parse(FIX / "linux-sysreq-small.rst")
+
+
+def test_sysreq_gpus(sysreq):
+    facts = facts_by_id(sysreq)
+    for release in rocm_linux_sysreq.RELEASES:
+        fact = facts[f"rocm-{release}-sysreq-gpu-radeon-rx-7900-xtx"]
+        assert fact.subject == f"rocm-{release}" and fact.exhaustive and fact.status is Status.supported
+    assert facts["rocm-6.2.0-sysreq-gpu-instinct-mi50-16gb"].status is Status.deprecated
+    assert facts["rocm-6.2.0-sysreq-gpu-instinct-mi50-32gb"].status is Status.deprecated
+    assert facts["rocm-6.2.0-sysreq-gpu-instinct-mi25"].status is Status.unsupported
+    assert facts["rocm-6.2.0-sysreq-arch-gfx906"].status is Status.deprecated
+    assert "ESXi 8.0.3" in facts["rocm-6.2.0-sysreq-gpu-instinct-mi210"].note
+
+
+def test_sysreq_os_kernels_and_footnotes(sysreq):
+    nodes = nodes_by_id(sysreq)
+    assert nodes["ubuntu-22.04"].kernels == ["5.15 GA", "6.8 HWE"]
+    assert nodes["rhel-9.4"].kernels == ["5.14.0"]
+    facts = facts_by_id(sysreq)
+    # Oracle Linux 8.9: only MI300X, stated unsupported for the other listed GPUs
+    only = facts["rocm-6.2.4-sysreq-os-oracle-linux-8"]
+    assert only.when[Layer.gpu].ids == ["instinct-mi300x"]
+    other = facts["rocm-6.2.4-sysreq-os-oracle-linux-8-other-gpus"]
+    assert other.status is Status.unsupported and "instinct-mi300x" not in other.when[Layer.gpu].ids
+    assert "radeon-rx-7900-xtx" in other.when[Layer.gpu].ids and "instinct-mi25" not in other.when[Layer.gpu].ids
+    # MI300X on Ubuntu 22.04: GA kernel only
+    mi300x = facts["rocm-6.2.0-sysreq-os-ubuntu-22.04-instinct-mi300x"]
+    assert mi300x.when[Layer.gpu].ids == ["instinct-mi300x"] and "5.15 GA" in mi300x.caveat
+    general = facts["rocm-6.2.0-sysreq-os-ubuntu-22.04"]
+    assert "instinct-mi300x" not in general.when[Layer.gpu].ids
+    assert not facts["rocm-6.2.0-sysreq-os-rhel-9.4"].when  # no footnote: every GPU
+
+
+@pytest.mark.parametrize(
+    "name, line, words",
+    [
+        ("linux-sysreq-bad-mark.rst", 17, ["AMD Instinct MI50", "Support", "maybe"]),
+        ("linux-sysreq-bad-kernel.rst", 36, ["Ubuntu 24.04", "Kernel", "six-eight"]),
+    ],
+)
+def test_sysreq_malformed(name, line, words):
+    with pytest.raises(ImportFormatError) as err:
+        rocm_linux_sysreq.parse(FIX / name)
+    assert err.value.line == line
+    for word in words:
+        assert word in str(err.value)
+
+
+# ------------------------------------------------------------------ HIP SDK
+
+
+@pytest.fixture(scope="module")
+def hipsdk() -> KBFile:
+    return hip_sdk_windows.parse(FIX / "hip-sdk-small.rst")
+
+
+def test_hip_sdk(hipsdk):
+    tid = hip_sdk_windows.TOOLKIT_ID
+    nodes = nodes_by_id(hipsdk)
+    assert nodes[tid].family == "hip-sdk" and nodes[tid].layer is Layer.toolkit
+    assert {n.id for n in hipsdk.nodes if n.layer is Layer.os} == {"windows-10", "windows-11", "windows-server-2022"}
+    assert all(n.platform.value == "windows" for n in hipsdk.nodes if n.layer is Layer.os)
+    facts = facts_by_id(hipsdk)
+    assert facts[f"{tid}-os-windows-11"].relation.value == "runs_on"
+    assert facts[f"{tid}-os-windows-11"].exhaustive
+    ok = facts[f"{tid}-gpu-radeon-rx-7900-xtx"]
+    assert ok.status is Status.supported and ok.exhaustive
+    runtime_only = facts[f"{tid}-gpu-radeon-rx-6700-xt"]
+    assert runtime_only.status is Status.unsupported and "runtime: supported" in runtime_only.note
+    assert facts[f"{tid}-arch-gfx1031"].status is Status.unsupported
+    assert facts[f"{tid}-arch-gfx1100"].status is Status.supported
+    # nothing Linux
+    assert not any(n.layer is Layer.os and n.platform.value == "linux" for n in hipsdk.nodes)
+
+
+@pytest.mark.parametrize(
+    "name, line, words",
+    [
+        ("hip-sdk-bad-row.rst", 36, ["4 cells", "expected 5"]),
+        ("hip-sdk-bad-os.rst", 12, ["Windows Eleven", "Distribution"]),
+    ],
+)
+def test_hip_sdk_malformed(name, line, words):
+    with pytest.raises(ImportFormatError) as err:
+        hip_sdk_windows.parse(FIX / name)
+    assert err.value.line == line
+    for word in words:
+        assert word in str(err.value)
+
+
+# ----------------------------------------------- malformed input writes nothing
+
+
+@pytest.mark.parametrize(
+    "kind, name",
+    [
+        ("rocm-matrix", "rocm-matrix-bad-target.csv"),
+        ("rocm-gpu-specs", "gpu-specs-bad-vram.rst"),
+        ("rocm-linux-sysreq", "linux-sysreq-bad-mark.rst"),
+        ("hip-sdk-windows", "hip-sdk-bad-row.rst"),
+    ],
+)
+def test_malformed_input_writes_nothing(tmp_path, kind, name):
+    target = tmp_path / IMPORTERS[kind].target
+    target.write_text("# the old file\n", encoding="utf-8")
+    with pytest.raises(ImportFormatError):
+        write_import(plan_import(kind, FIX / name, tmp_path))
+    assert target.read_text(encoding="utf-8") == "# the old file\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [target.name]
+
+
+def test_unknown_kind(tmp_path):
+    with pytest.raises(KeyError):
+        plan_import("nvidia-matrix", FIX / "rocm-matrix-small.csv", tmp_path)

@@ -1,0 +1,191 @@
+"""The shipped AMD files in gpulane/data: regenerated from ../shared, and spot checks.
+
+The regeneration test needs the published files in ``shared/sources`` next to the
+repository (``/work/shared`` beside ``/work/main``); it is skipped without them.
+The spot checks read the committed YAML only.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gpulane.loaders.importers import DATA_DIR, IMPORTERS, OS_FILE, render_all
+from gpulane.model import KBFile, Layer, Status
+
+SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+SOURCES = SHARED / "sources"
+
+GENERATED = sorted([imp.target for imp in IMPORTERS.values()] + [OS_FILE])
+
+
+def load(name: str) -> KBFile:
+    return KBFile.model_validate(yaml.safe_load((DATA_DIR / name).read_text(encoding="utf-8")))
+
+
+@pytest.fixture(scope="module")
+def kb() -> dict[str, KBFile]:
+    return {name: load(name) for name in GENERATED}
+
+
+def facts(kb, name):
+    return {f.id: f for f in kb[name].facts}
+
+
+def nodes(kb, name):
+    return {n.id: n for n in kb[name].nodes}
+
+
+# ------------------------------------------------- (b) regenerate from shared/
+
+
+@pytest.mark.skipif(not SOURCES.is_dir(), reason=f"needs the published source files in {SOURCES} (../shared)")
+def test_shipped_files_equal_a_fresh_import():
+    fresh = render_all(SOURCES)
+    assert sorted(fresh) == GENERATED
+    for name, text in fresh.items():
+        shipped = (DATA_DIR / name).read_text(encoding="utf-8")
+        assert shipped == text, f"{name} differs from a fresh import; run the importers and commit the result"
+
+
+# ---------------------------------------------------------- consistency
+
+
+def test_every_fact_cites_a_defined_source(kb):
+    defined = {s.id for f in kb.values() for s in f.sources}
+    for name, file in kb.items():
+        for fact in file.facts:
+            assert fact.source in defined, (name, fact.id)
+        for node in file.nodes:
+            assert node.source is None or node.source in defined, (name, node.id)
+
+
+def test_ids_are_unique_and_aliases_do_not_collide(kb):
+    seen: dict[str, str] = {}
+    for name, file in kb.items():
+        for item in list(file.nodes) + list(file.facts) + list(file.sources):
+            key = f"{type(item).__name__}:{item.id}"
+            assert key not in seen, f"{key} in {name} and {seen.get(key)}"
+            seen[key] = name
+    names: dict[str, str] = {}
+    for file in kb.values():
+        for node in file.nodes:
+            for label in [node.id, node.name, *node.aliases]:
+                key = label.casefold()
+                assert names.get(key, node.id) == node.id, f"{label!r} names {names[key]} and {node.id}"
+                names[key] = node.id
+
+
+def test_referenced_gpus_archs_toolkits_and_oses_exist(kb):
+    defined = {n.id for f in kb.values() for n in f.nodes}
+    for name, file in kb.items():
+        for fact in file.facts:
+            refs = list(fact.subjects) + list(fact.object.ids or [])
+            for sel in fact.when.values():
+                refs += sel.ids or []
+            missing = [r for r in refs if r not in defined]
+            assert not missing, (name, fact.id, missing)
+
+
+def test_os_nodes_live_only_in_the_os_file(kb):
+    for name, file in kb.items():
+        if name != OS_FILE:
+            assert not [n.id for n in file.nodes if n.layer is Layer.os], name
+    oses = nodes(kb, OS_FILE)
+    for want in ("ubuntu-24.04", "ubuntu-22.04", "ubuntu-20.04", "rhel-8.10", "rhel-9.4", "rhel-9.6", "sles-15-sp6",
+                 "oracle-linux-8", "debian-12", "rocky-9", "windows-10", "windows-11", "windows-server-2022"):
+        assert want in oses
+    assert oses["ubuntu-22.04"].kernels == ["5.15 GA", "6.5 HWE", "6.8 HWE"]
+    assert oses["ubuntu-24.04"].kernels == ["6.8 GA"]
+    assert oses["windows-11"].platform.value == "windows" and oses["ubuntu-24.04"].platform.value == "linux"
+
+
+# ------------------------------------------------------------ (e) spot checks
+
+
+def targets(kb, release):
+    return {
+        f.object.ids[0] for f in kb["rocm-matrix.yaml"].facts
+        if f.subject == f"rocm-{release}" and f.id.startswith(f"rocm-{release}-arch-")
+    }
+
+
+def test_rocm_7_2_targets(kb):
+    got = targets(kb, "7.2.0")
+    assert got == {"gfx950", "gfx1201", "gfx1200", "gfx1101", "gfx1100", "gfx1030", "gfx942", "gfx90a", "gfx908"}
+    assert "gfx1031" not in got
+    assert all(f.exhaustive for f in kb["rocm-matrix.yaml"].facts if f.id.startswith("rocm-7.2.0-arch-"))
+
+
+def test_24_rocm_releases(kb):
+    toolkits = [n for n in kb["rocm-matrix.yaml"].nodes if n.layer is Layer.toolkit]
+    assert len(toolkits) == 24
+    assert {"rocm-7.0.0", "rocm-7.0.1", "rocm-6.0.0", "rocm-7.2.0"} <= {n.id for n in toolkits}
+
+
+def test_rdna4_first_in_6_4_1(kb):
+    releases = [n.version for n in kb["rocm-matrix.yaml"].nodes if n.layer is Layer.toolkit]
+    from packaging.version import Version
+
+    with_rdna4 = sorted((r for r in releases if "gfx1201" in targets(kb, r)), key=Version)
+    assert with_rdna4[0] == "6.4.1"
+    assert "gfx1200" in targets(kb, "6.4.1") and "gfx1201" not in targets(kb, "6.4.0")
+    with_cdna4 = sorted((r for r in releases if "gfx950" in targets(kb, r)), key=Version)
+    assert with_cdna4[0] == "7.0.0"
+
+
+def test_ubuntu_24_04_first_in_6_2_0(kb):
+    from packaging.version import Version
+
+    f = facts(kb, "rocm-matrix.yaml")
+    releases = sorted((n.version for n in kb["rocm-matrix.yaml"].nodes if n.layer is Layer.toolkit), key=Version)
+    first = next(r for r in releases if f"rocm-{r}-os-ubuntu-24.04" in f)
+    assert first == "6.2.0"
+    assert "rocm-6.1.5-os-ubuntu-24.04" not in f
+    assert "24.04.3" in f["rocm-7.2.0-os-ubuntu-24.04"].note
+
+
+def test_gpu_specs_spot_checks(kb):
+    n = nodes(kb, "rocm-gpu-specs.yaml")
+    f = facts(kb, "rocm-gpu-specs.yaml")
+    assert n["instinct-mi355x"].vram_gb == 288
+    assert f["instinct-mi355x-has-gfx950"].object.ids == ["gfx950"]
+    assert f["radeon-rx-6700-xt-has-gfx1031"].object.ids == ["gfx1031"]
+    assert n["gfx950"].family == "CDNA4" and n["gfx1201"].family == "RDNA4"
+    assert f["radeon-rx-9070-xt-has-gfx1201"].object.ids == ["gfx1201"]
+    assert {"MI300X"} <= set(n["instinct-mi300x"].aliases)
+    assert {"W7900", "PRO W7900"} <= set(n["radeon-pro-w7900"].aliases)
+    assert {"RX 7900 XTX", "7900 XTX", "7900xtx"} <= set(n["radeon-rx-7900-xtx"].aliases)
+    assert len([x for x in n.values() if x.layer is Layer.gpu]) == 57
+
+
+def test_matrix_footnotes_in_real_data(kb):
+    f = facts(kb, "rocm-matrix.yaml")
+    stop = f["rocm-7.0.2-framework-tensorflow-2.17.1-not-on-mi350x-mi355x"]
+    assert stop.status is Status.unsupported and stop.when[Layer.gpu].ids == ["instinct-mi350x", "instinct-mi355x"]
+    assert "rocm-7.0.0-app-llama.cpp" in f and "rocm-7.0.1-app-llama.cpp" not in f
+    assert "rocm-7.0.0-app-dgl" in f and "rocm-7.0.1-app-dgl" not in f
+    assert f["rocm-7.2.0-driver-amdgpu"].object.version.startswith("==30.30.0 || ")
+    assert f["rocm-6.0.0-driver-amdgpu"].object.version.endswith("==5.6.*")
+
+
+def test_sysreq_spot_checks(kb):
+    f = facts(kb, "rocm-linux-sysreq-6.2.yaml")
+    for release in ("6.2.0", "6.2.1", "6.2.2", "6.2.4"):
+        assert f[f"rocm-{release}-sysreq-gpu-radeon-rx-7900-xtx"].status is Status.supported
+        assert f[f"rocm-{release}-sysreq-gpu-instinct-mi25"].status is Status.unsupported
+        assert f[f"rocm-{release}-sysreq-gpu-instinct-mi50-32gb"].status is Status.deprecated
+        assert f[f"rocm-{release}-sysreq-os-oracle-linux-8"].when[Layer.gpu].ids == ["instinct-mi300x"]
+    assert "rocm-6.2.0-sysreq-gpu-radeon-rx-6700-xt" not in f  # not listed -> not supported (exhaustive)
+
+
+def test_hip_sdk_spot_checks(kb):
+    f = facts(kb, "hip-sdk-windows.yaml")
+    assert f["hip-sdk-6.2-gpu-radeon-rx-7900-xtx"].status is Status.supported
+    assert f["hip-sdk-6.2-gpu-radeon-rx-6700-xt"].status is Status.unsupported
+    assert "runtime: supported" in f["hip-sdk-6.2-gpu-radeon-rx-6700-xt"].note
+    assert f["hip-sdk-6.2-gpu-radeon-pro-w5500"].status is Status.unsupported
+    assert {x.object.ids[0] for x in f.values() if x.relation.value == "runs_on"} == {
+        "windows-10", "windows-11", "windows-server-2022"}
