@@ -9,7 +9,7 @@ import yaml
 
 import gpulane.loaders.importers as importers
 from gpulane.loaders.importers import (
-    OS_FILE, diff_kbfiles, dump_kbfile, load_kbfile, merge_os_nodes, plan_import, write_import,
+    OS_FILE, diff_kbfiles, dump_kbfile, load_kbfile, merge_os_nodes, plan_import, run_import, write_import,
 )
 from gpulane.model import Fact, KBFile, Layer, Node, Selector
 
@@ -125,3 +125,11 @@ def test_dump_is_deterministic_and_compact():
     assert "object: gfx1100" in text and "gpu: [a, b]" in text and "vram_gb: 24\n" in text
     assert "status" not in text and "exhaustive" not in text  # defaults left out
     assert dump_kbfile(KBFile(nodes=[node], facts=[fact])) == text
+
+
+def test_run_import_dry_run_writes_nothing(tmp_path):
+    plan, written = run_import("hip-sdk-windows", FIX / "hip-sdk-small.rst", tmp_path, dry_run=True)
+    assert written == [] and list(tmp_path.iterdir()) == []
+    assert "+ fact hip-sdk-6.2-gpu-radeon-rx-7900-xtx" in plan.summary()
+    plan, written = run_import("hip-sdk-windows", FIX / "hip-sdk-small.rst", tmp_path)
+    assert sorted(p.name for p in written) == [OS_FILE, "hip-sdk-windows.yaml"]

@@ -36,7 +36,7 @@ from .errors import ImportFormatError
 
 __all__ = [
     "IMPORTERS", "OS_FILE", "Importer", "ImportFormatError", "ImportPlan", "FilePlan", "KBDiff",
-    "plan_import", "write_import", "dump_kbfile", "render_all", "load_kbfile", "DATA_DIR",
+    "plan_import", "write_import", "run_import", "dump_kbfile", "render_all", "load_kbfile", "DATA_DIR",
 ]
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "data"
@@ -346,6 +346,16 @@ def write_import(plan: ImportPlan) -> list[Path]:
         _atomic_write(file_plan.path, file_plan.text)
         written.append(file_plan.path)
     return written
+
+
+def run_import(kind: str, path: Path, data_dir: Path = DATA_DIR, *, dry_run: bool = False) -> tuple[ImportPlan, list[Path]]:
+    """What ``gpulane kb import KIND FILE [--dry-run]`` does: plan, then write unless dry-run.
+
+    Returns the plan (``plan.summary()`` is the text to print) and the paths written.
+    """
+
+    plan = plan_import(kind, path, data_dir)
+    return plan, ([] if dry_run else write_import(plan))
 
 
 def render_all(sources_dir: Path) -> dict[str, str]:
