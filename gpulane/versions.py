@@ -182,6 +182,22 @@ class VersionRange:
         return not self.intersect(other).is_empty()
 
     def describe(self) -> str:
+        """Plain words: '>= 550.54.14', or a list such as '30.30.0, 30.20.x or 6.4.x'."""
         if not self.intervals:
             return "no version"
-        return " or ".join(iv.describe() for iv in self.intervals)
+        words = [_interval_words(iv) for iv in self.intervals]
+        if len(words) == 1:
+            return words[0]
+        if all(not w.startswith(("<", ">")) for w in words):
+            return ", ".join(words[:-1]) + " or " + words[-1]
+        return " or ".join(words)
+
+
+def _interval_words(iv: Interval) -> str:
+    if iv.lo is not None and iv.hi is not None:
+        if iv.lo == iv.hi:
+            return str(iv.lo)
+        if iv.lo_incl and not iv.hi_incl and len(iv.lo.release) == len(iv.hi.release) \
+                and iv.hi == _bump(iv.lo.release):
+            return f"{iv.lo}.x"
+    return iv.describe()

@@ -147,6 +147,117 @@ def sources(as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
         typer.echo(f"  reviewed {r['reviewed']} ({r['age_days']} days ago)")
 
 
+def _run_statement(text: str, as_json: bool) -> None:
+    """Parse, plan and run one statement; print its answer."""
+    from gpulane.cli import render
+    from gpulane.queries import run
+
+    kg = _graph()
+    plan = run.compile_query(kg, text)
+    verb = plan.statement.verb
+    if verb == "find":
+        result = run.find(kg, plan)
+        typer.echo(json.dumps(render.find_json(kg, result), indent=2, ensure_ascii=False) if as_json
+                   else render.find_text(kg, result))
+    elif verb == "paths":
+        result = run.paths(kg, plan)
+        typer.echo(json.dumps(render.paths_json(kg, result), indent=2, ensure_ascii=False) if as_json
+                   else render.paths_text(kg, result))
+    elif verb in ("explain", "why"):
+        from gpulane.queries import explain as explain_mod
+        from gpulane.cli import render_explain
+
+        answer = explain_mod.explain(kg, plan)
+        typer.echo(json.dumps(render_explain.explain_json(kg, answer), indent=2, ensure_ascii=False) if as_json
+                   else render_explain.explain_text(kg, answer))
+    elif verb == "fix":
+        from gpulane.queries import fix as fix_mod
+        from gpulane.cli import render_explain
+
+        answer = fix_mod.fix(kg, plan)
+        typer.echo(json.dumps(render_explain.fix_json(kg, answer), indent=2, ensure_ascii=False) if as_json
+                   else render_explain.fix_text(kg, answer))
+    elif verb == "show":
+        show(plan.statement.subject.text, None, as_json)
+    elif verb == "list":
+        layer = plan.project[0].value if plan.project else "gpu"
+        _list_plan(kg, plan, layer, as_json)
+
+
+def _list_plan(kg, plan, layer: str, as_json: bool) -> None:
+    from gpulane.cli.render_kb import node_json
+
+    lyr = Layer(layer)
+    ids = plan.problem.pins.get(lyr, frozenset(kg.by_layer[lyr]))
+    nodes = sorted((kg.nodes[i] for i in ids), key=lambda n: (n.vendor or "", n.family or "", n.name))
+    if as_json:
+        _emit_json([node_json(kg, n) for n in nodes])
+    else:
+        for n in nodes:
+            typer.echo(n.name)
+        typer.echo(f"({len(nodes)} {lyr.value} nodes)")
+
+
+_STATEMENT_HELP = "The rest of the statement, e.g. gpu where vendor = AMD and app = vLLM"
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def find(words: list[str] = typer.Argument(..., help=_STATEMENT_HELP),
+         as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
+    """Which values of a layer have a complete supported path (one witness each)."""
+    _run_statement("find " + " ".join(_quote(w) for w in words), as_json)
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def paths(words: list[str] = typer.Argument(None, help="where ... [order by LAYER] [limit N]"),
+          as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
+    """List complete supported paths."""
+    _run_statement("paths " + " ".join(_quote(w) for w in (words or [])), as_json)
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def explain(words: list[str] = typer.Argument(None, help='gpu = "RX 6700 XT", os = "Ubuntu 22.04", ...'),
+            plan_file: Optional[Path] = typer.Option(None, "--plan", help="Read the configuration from YAML/JSON."),
+            as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
+    """Does a configuration work? If not, which edge breaks, and why."""
+    _run_statement("explain " + _config_text(words, plan_file), as_json)
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def fix(words: list[str] = typer.Argument(None, help='gpu = "RX 7900 XTX", os = "Windows 11", app = vLLM [keep gpu]'),
+        plan_file: Optional[Path] = typer.Option(None, "--plan", help="Read the configuration from YAML/JSON."),
+        as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
+    """The smallest verified changes that make a blocked plan work."""
+    _run_statement("fix " + _config_text(words, plan_file), as_json)
+
+
+@app.command()
+def query(statement: str = typer.Argument(..., help="Any statement: find, paths, explain, fix, show, list."),
+          as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
+    """Run any statement of the query language."""
+    _run_statement(statement, as_json)
+
+
+def _quote(word: str) -> str:
+    """Re-quote a shell word that held spaces (the shell took the user's quotes)."""
+    if any(ch.isspace() for ch in word) and not (word.startswith('"') or word.startswith("'")):
+        if word.endswith(",") :
+            return '"' + word[:-1].replace('"', "") + '",'
+        return '"' + word.replace('"', "") + '"'
+    return word
+
+
+def _config_text(words: list[str] | None, plan_file: Path | None) -> str:
+    if plan_file is not None:
+        from gpulane.queries.planfile import read_plan_file
+
+        text = read_plan_file(plan_file)
+        if words:
+            text += " " + " ".join(_quote(w) for w in words)
+        return text
+    return " ".join(_quote(w) for w in (words or []))
+
+
 @kb_app.command("check")
 def kb_check(as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
     """Check the knowledge base: exit 0 when clean, 1 with one line per problem."""

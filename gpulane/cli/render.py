@@ -1,0 +1,102 @@
+"""Words for answers: text and JSON renderers over the result data."""
+
+from __future__ import annotations
+
+from gpulane.graph.kb import KnowledgeGraph
+from gpulane.queries.results import FindResult, PathsResult, group_answers, hop_list, node_ref
+
+__all__ = ["find_text", "find_json", "paths_text", "paths_json", "path_line"]
+
+GROUP_SHOWN = 6
+
+
+def path_line(kg: KnowledgeGraph, path, skip: tuple[str, ...] = ()) -> str:
+    """A path on one line: 'gfx1100 · Ubuntu 24.04 · ROCm 7.0.2 (...) · vLLM'."""
+    parts = []
+    for hop in hop_list(kg, path):
+        if hop["layer"] in skip:
+            continue
+        if hop["layer"] == "driver":
+            parts.append(hop["name"])
+            continue
+        name = hop["name"]
+        if hop.get("bundled_by") and hop["node"]:
+            name += f" (in {kg.nodes[hop['bundled_by']].name})"
+        parts.append(name)
+    return " · ".join(parts)
+
+
+def _unofficial_note(kg: KnowledgeGraph, path) -> str | None:
+    used = path.unofficial_used()
+    if not used:
+        return None
+    words = []
+    for cf in used:
+        action = f" ({cf.fact.action})" if cf.fact.action else ""
+        words.append(f"{cf.status.value} {cf.id}{action}")
+    return "unofficial: " + "; ".join(words)
+
+
+def find_text(kg: KnowledgeGraph, result: FindResult) -> str:
+    what = ", ".join(l.value for l in result.project)
+    if not result.answers:
+        return f"no {what} found: {result.empty_reason}"
+    groups = group_answers(kg, result)
+    lines = [f"{len(result.answers)} {what} answer{'s' if len(result.answers) != 1 else ''}"
+             f" ({len(groups)} group{'s' if len(groups) != 1 else ''} with the same path):"]
+    skip = tuple(l.value for l in result.project)
+    for combos, path in groups:
+        names = [" + ".join(kg.nodes[c].name for c in combo) for combo in combos]
+        shown = " | ".join(names[:GROUP_SHOWN]) + (f" | … (+{len(names) - GROUP_SHOWN})" if len(names) > GROUP_SHOWN else "")
+        lines.append(f"  {shown}")
+        lines.append(f"      via {path_line(kg, path, skip)}")
+        note = _unofficial_note(kg, path)
+        if note:
+            lines.append(f"      {note}")
+        caveats = sorted({c for e in path.edges for c in e.caveats})
+        for c in caveats[:3]:
+            lines.append(f"      caveat: {c}")
+    if result.truncated:
+        lines.append("(stopped at the time limit: more answers may exist)")
+    return "\n".join(lines)
+
+
+def find_json(kg: KnowledgeGraph, result: FindResult) -> dict:
+    answers = []
+    for combo, path in result.answers:
+        entry = {layer.value: node_ref(kg, node) for layer, node in zip(result.project, combo)}
+        entry["path"] = hop_list(kg, path)
+        unofficial = [cf.id for cf in path.unofficial_used()]
+        if unofficial:
+            entry["unofficial_facts"] = unofficial
+        answers.append(entry)
+    out = {"statement": "find", "project": [l.value for l in result.project], "answers": answers}
+    if result.empty_reason:
+        out["empty_reason"] = result.empty_reason
+    if result.truncated:
+        out["truncated"] = True
+    return out
+
+
+def paths_text(kg: KnowledgeGraph, result: PathsResult) -> str:
+    if not result.paths:
+        return f"no complete supported path: {result.empty_reason}"
+    lines = []
+    for i, path in enumerate(result.paths, 1):
+        lines.append(f"{i:>2}. {path_line(kg, path)}")
+        note = _unofficial_note(kg, path)
+        if note:
+            lines.append(f"    {note}")
+    if result.more:
+        lines.append(f"(first {result.limit}; more exist: raise the limit)")
+    return "\n".join(lines)
+
+
+def paths_json(kg: KnowledgeGraph, result: PathsResult) -> dict:
+    out = {"statement": "paths", "paths": [{"path": hop_list(kg, p),
+                                            "unofficial_facts": [cf.id for cf in p.unofficial_used()]}
+                                           for p in result.paths],
+           "limit": result.limit, "more": result.more}
+    if result.empty_reason:
+        out["empty_reason"] = result.empty_reason
+    return out

@@ -1,0 +1,548 @@
+"""Paths through the layers: edge verdicts, constraint propagation, witness search.
+
+A *path* gives every layer in scope a node, or marks it "not used by" /
+"bundled by" a node on the path. Scope runs from the GPU up to the highest layer
+a question names. A path is supported when every required pair of layers is
+backed by an applicable positive fact, no applicable fact says no, and the
+driver requirements of its nodes intersect (and hold the driver asked for).
+
+The search is propagation then depth-first search: domains are first narrowed
+with pairwise positive-evidence tables (arc consistency, optimistic about
+``when`` conditions), then each witness is built by DFS with forward checks and
+confirmed by a strict evaluation of the complete path.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from itertools import product
+from typing import Iterator
+
+from gpulane.graph.kb import CompiledFact, KnowledgeGraph
+from gpulane.model import LAYER_ORDER, OFFICIAL_POSITIVE, Layer, Status
+from gpulane.versions import VersionRange, parse_version
+
+__all__ = ["Problem", "DriverPin", "Edge", "Path", "Solver", "REQUIRED_PAIRS", "NOT_USED", "BUNDLED", "is_pseudo"]
+
+NOT_USED = "~not_used"
+BUNDLED = "~bundled"
+
+# Pairs that need positive evidence on a supported path (upper layer first).
+REQUIRED_PAIRS: tuple[tuple[Layer, Layer], ...] = (
+    (Layer.arch, Layer.gpu),
+    (Layer.toolkit, Layer.arch),
+    (Layer.toolkit, Layer.os),
+    (Layer.framework, Layer.toolkit),
+    (Layer.framework, Layer.arch),
+    (Layer.framework, Layer.os),
+    (Layer.app, Layer.framework),
+    (Layer.app, Layer.arch),
+    (Layer.app, Layer.os),
+)
+_RANK = {layer: i for i, layer in enumerate(LAYER_ORDER)}
+
+
+def is_pseudo(value: str | None) -> bool:
+    return value is not None and value.startswith("~")
+
+
+@dataclass(frozen=True)
+class DriverPin:
+    """The driver a question asks about: one version, or a range."""
+
+    text: str
+    range: VersionRange
+    exact: str | None = None
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What to solve: candidate nodes per pinned layer, scope, evidence allowed."""
+
+    pins: dict[Layer, frozenset[str]]
+    scope: tuple[Layer, ...]
+    allow: frozenset[Status] = OFFICIAL_POSITIVE
+    driver: DriverPin | None = None
+
+    def with_pins(self, **changes) -> "Problem":
+        pins = dict(self.pins)
+        for name, value in changes.items():
+            layer = Layer(name)
+            if value is None:
+                pins.pop(layer, None)
+            else:
+                pins[layer] = frozenset(value)
+        return Problem(pins, self.scope, self.allow, self.driver)
+
+
+@dataclass
+class Edge:
+    """The verdict on one pair of layers of a path, with the facts behind it."""
+
+    upper: Layer
+    lower: Layer
+    upper_node: str
+    lower_node: str
+    verdict: str  # "ok" | "no" | "unknown"
+    kind: str | None = None  # for "no": "stated" | "not_listed" | "driver"; "unknown"
+    facts: list[CompiledFact] = field(default_factory=list)
+    unmet: list[CompiledFact] = field(default_factory=list)  # would say yes, but a condition fails
+    unofficial: list[CompiledFact] = field(default_factory=list)  # workaround/community evidence
+    required: bool = True
+    detail: str | None = None
+
+    @property
+    def caveats(self) -> list[str]:
+        return [cf.fact.caveat for cf in self.facts if cf.fact.caveat and self.verdict == "ok"]
+
+
+@dataclass
+class Path:
+    """A complete assignment with its evaluation."""
+
+    values: dict[Layer, str]
+    skipped_by: dict[Layer, str]
+    driver_range: VersionRange | None
+    driver_facts: list[CompiledFact]
+    edges: list[Edge]
+
+    @property
+    def verdict(self) -> str:
+        if any(e.verdict == "no" for e in self.edges):
+            return "not_supported"
+        if any(e.verdict == "unknown" for e in self.edges):
+            return "unknown"
+        return "supported"
+
+    @property
+    def breaks(self) -> list[Edge]:
+        return [e for e in self.edges if e.verdict != "ok"]
+
+    def facts_used(self) -> list[CompiledFact]:
+        seen, out = set(), []
+        for e in self.edges:
+            if e.verdict == "ok":
+                for cf in e.facts:
+                    if cf.index not in seen:
+                        seen.add(cf.index)
+                        out.append(cf)
+        for cf in self.driver_facts:
+            if cf.index not in seen:
+                seen.add(cf.index)
+                out.append(cf)
+        return out
+
+    def unofficial_used(self) -> list[CompiledFact]:
+        return [cf for cf in self.facts_used() if cf.status not in OFFICIAL_POSITIVE]
+
+
+class Solver:
+    """Answers questions about paths on one knowledge graph."""
+
+    def __init__(self, kg: KnowledgeGraph):
+        self.kg = kg
+        self._official_pairs: dict[tuple[Layer, Layer], dict[str, set[str]]] = {}
+        self._all_pairs = kg.positive_pairs
+        for cf in kg.facts:
+            if cf.status not in OFFICIAL_POSITIVE or cf.target.ids is None:
+                continue
+            a, b = cf.subject_layer, cf.target.layer
+            fwd = self._official_pairs.setdefault((a, b), {})
+            back = self._official_pairs.setdefault((b, a), {})
+            for s in cf.subjects:
+                fwd.setdefault(s, set()).update(cf.target.ids)
+                for o in cf.target.ids:
+                    back.setdefault(o, set()).add(s)
+
+    # -- edge evaluation -----------------------------------------------------------
+
+    def _applies(self, cf: CompiledFact, values: dict[Layer, str], driver: DriverPin | None,
+                 partial: bool) -> bool | None:
+        """True, False, or None (a condition names a layer not yet chosen)."""
+        maybe = False
+        for cond in cf.when:
+            if cond.layer is Layer.driver:
+                if driver is None or driver.exact is None:
+                    if partial:
+                        maybe = True
+                        continue
+                    return False
+                if not cond.holds_for(driver.exact):
+                    return False
+                continue
+            value = values.get(cond.layer)
+            if value is None:
+                if partial:
+                    maybe = True
+                    continue
+                return False
+            if is_pseudo(value) or not cond.holds_for(value):
+                return False
+        return None if maybe else True
+
+    def edge(self, upper: Layer, a: str, lower: Layer, b: str, values: dict[Layer, str],
+             allow: frozenset[Status], driver: DriverPin | None = None, partial: bool = False,
+             required: bool = True) -> Edge | None:
+        """The verdict on the pair (a in upper, b in lower); None if nothing constrains it."""
+        kg = self.kg
+        sides = ((kg.by_subject.get((a, lower), []), b), (kg.by_subject.get((b, upper), []), a))
+        if not sides[0][0] and not sides[1][0]:
+            return Edge(upper, lower, a, b, "unknown", "unknown", required=True) if required else None
+        positive, caveated, negative, unmet, unofficial = [], [], [], [], []
+        restricted: list[CompiledFact] = []
+        maybe_positive = False
+        for facts, other in sides:
+            # An exhaustive list restricts its own subject: facts from the other side
+            # cannot add to it (ROCm's "PyTorch 2.5" does not widen what a
+            # torch 2.5.1+rocm6.2 wheel was built with).
+            side_exhaustive, side_selected = [], False
+            for cf in facts:
+                applies = self._applies(cf, values, driver, partial)
+                selects = cf.selects(other)
+                if applies is False:
+                    if selects and cf.positive:
+                        unmet.append(cf)
+                    continue
+                if not cf.positive:
+                    if selects and applies:
+                        negative.append(cf)
+                    continue
+                if cf.exhaustive and applies:
+                    side_exhaustive.append(cf)
+                if not selects:
+                    continue
+                if cf.status not in allow:
+                    unofficial.append(cf)
+                    continue
+                side_selected = True
+                if applies is None:
+                    maybe_positive = True
+                elif cf.fact.caveat:
+                    caveated.append(cf)
+                else:
+                    positive.append(cf)
+            if side_exhaustive and not side_selected:
+                restricted.extend(side_exhaustive)
+        if negative:
+            return Edge(upper, lower, a, b, "no", "stated", negative, unmet, unofficial, required)
+        if restricted:
+            return Edge(upper, lower, a, b, "no", "not_listed", restricted, unmet, unofficial, required)
+        if positive or caveated:
+            return Edge(upper, lower, a, b, "ok", None, positive or caveated, unmet, unofficial, required)
+        if maybe_positive:
+            return Edge(upper, lower, a, b, "ok", "pending", [], unmet, unofficial, required)
+        if required:
+            return Edge(upper, lower, a, b, "unknown", "unknown", [], unmet, unofficial, required)
+        return None
+
+    # -- scope and domains ---------------------------------------------------------
+
+    def _pairs_in(self, scope: tuple[Layer, ...]) -> list[tuple[Layer, Layer]]:
+        """Every pair of non-driver layers in scope, upper layer first."""
+        layers = [l for l in scope if l is not Layer.driver]
+        layers.sort(key=_RANK.get, reverse=True)
+        return [(u, l) for i, u in enumerate(layers) for l in layers[i + 1:]]
+
+    def _required(self, upper: Layer, lower: Layer, values: dict[Layer, str], partial: bool = False) -> bool:
+        """Whether the pair needs positive evidence on this path."""
+        if (upper, lower) == (Layer.toolkit, Layer.os):
+            # A toolkit that ships inside a framework build or an app (a +cu128 wheel)
+            # answers to that build's OS facts; one the user installs needs its own.
+            if partial and (values.get(Layer.framework) is None or values.get(Layer.app) is None):
+                return False  # a framework or app that carries the toolkit may still be chosen
+            return not self.provided_by(Layer.toolkit, values)
+        if (upper, lower) in REQUIRED_PAIRS:
+            return True
+        # An app that uses no framework answers to the toolkit instead.
+        if (upper, lower) == (Layer.app, Layer.toolkit):
+            fw = values.get(Layer.framework)
+            return is_pseudo(fw) if not (partial and fw is None) else False
+        return False
+
+    def provided_by(self, layer: Layer, values: dict[Layer, str]) -> str | None:
+        """The node on the path whose build fixes this layer's node (built_with / bundles)."""
+        value = values.get(layer)
+        if value is None or is_pseudo(value):
+            return None
+        for other_layer, other in values.items():
+            if other_layer is layer or is_pseudo(other):
+                continue
+            for cf in self.kg.by_subject.get((other, layer), []):
+                if cf.fact.relation.value in ("built_with", "bundles") and cf.positive and cf.selects(value):
+                    return other
+        return None
+
+    def domains(self, problem: Problem) -> dict[Layer, list[str]]:
+        """Candidate values per layer in scope, pseudo values included where declared."""
+        kg = self.kg
+        out: dict[Layer, list[str]] = {}
+        declared: dict[Layer, set[str]] = {}
+        for layer in problem.scope:
+            if layer is Layer.driver:
+                continue
+            ids = problem.pins.get(layer)
+            values = list(ids) if ids is not None else list(kg.by_layer[layer])
+            out[layer] = values
+        for layer, values in out.items():
+            for v in values:
+                node = kg.nodes.get(v)
+                if node is not None:
+                    for skipped, kind in node.layers.items():
+                        declared.setdefault(skipped, set()).add(NOT_USED if kind == "not_used" else BUNDLED)
+        for layer, pseudo in declared.items():
+            if layer in out and layer not in problem.pins:
+                out[layer].extend(sorted(pseudo))
+        for layer in out:
+            out[layer] = self._order(layer, out[layer])
+        return out
+
+    def _order(self, layer: Layer, values: list[str]) -> list[str]:
+        """Newest first for versioned layers, by name otherwise; pseudo values last."""
+        kg = self.kg
+
+        def key(v: str):
+            if is_pseudo(v):
+                return (2, v)
+            node = kg.nodes[v]
+            if layer in (Layer.toolkit, Layer.framework, Layer.os) and node.version:
+                try:
+                    return (0, _Desc(parse_version(node.version)), node.family or "", v)
+                except Exception:
+                    pass
+            return (1, node.name.lower())
+        return sorted(dict.fromkeys(values), key=key)
+
+    def propagate(self, problem: Problem, domains: dict[Layer, list[str]]) -> dict[Layer, list[str]]:
+        """Arc consistency over the required pairs, with positive-evidence tables.
+
+        Optimistic about ``when`` conditions and negative facts: it only removes
+        values that no positive fact links to any remaining value of the other layer.
+        """
+        table = self._all_pairs if (problem.allow - OFFICIAL_POSITIVE) else self._official_pairs
+        # toolkit–os is required only for a toolkit no build on the path carries,
+        # which is not known until the path is complete; it is not propagated.
+        pairs = [(u, l) for (u, l) in REQUIRED_PAIRS if u in domains and l in domains
+                 and (u, l) != (Layer.toolkit, Layer.os)]
+        doms = {k: list(v) for k, v in domains.items()}
+        changed = True
+        while changed:
+            changed = False
+            for upper, lower in pairs:
+                lowers = set(doms[lower])
+                keep_upper = [x for x in doms[upper] if self._has_support(upper, x, lower, lowers, table)]
+                uppers = set(keep_upper)
+                any_pseudo_upper = any(is_pseudo(x) for x in keep_upper)
+                keep_lower = [y for y in doms[lower]
+                              if self._has_support_rev(upper, uppers, any_pseudo_upper, lower, y, table)]
+                if len(keep_upper) != len(doms[upper]) or len(keep_lower) != len(doms[lower]):
+                    doms[upper], doms[lower] = keep_upper, keep_lower
+                    changed = True
+        return doms
+
+    def _has_support(self, upper: Layer, x: str, lower: Layer, lowers: set[str], table) -> bool:
+        if is_pseudo(x):
+            return True
+        node = self.kg.nodes[x]
+        if lower in node.layers:
+            return _pseudo_for(node.layers[lower]) in lowers
+        return _meets(table.get((upper, lower), {}).get(x), lowers)
+
+    def _has_support_rev(self, upper: Layer, uppers: set[str], any_pseudo_upper: bool, lower: Layer, y: str,
+                         table) -> bool:
+        if is_pseudo(y):
+            return any(is_pseudo(x) or _declares(self.kg.nodes[x], lower, y) for x in uppers)
+        if any_pseudo_upper:
+            return True
+        return _meets(table.get((lower, upper), {}).get(y), uppers)
+
+    # -- evaluating a complete path --------------------------------------------------
+
+    def evaluate(self, values: dict[Layer, str], problem: Problem, partial: bool = False) -> Path:
+        """Every edge verdict of a (complete) path, and its driver range."""
+        edges: list[Edge] = []
+        skipped_by: dict[Layer, str] = {}
+        for layer, v in values.items():
+            if is_pseudo(v):
+                owner = next((o for o in values.values() if not is_pseudo(o)
+                              and self.kg.nodes[o].layers.get(layer) == ("not_used" if v == NOT_USED else "bundled")),
+                             None)
+                if owner is None:
+                    edges.append(Edge(layer, layer, v, v, "no", "stated", detail="no node on the path leaves this layer out"))
+                else:
+                    skipped_by[layer] = owner
+        for upper, lower in self._pairs_in(problem.scope):
+            a, b = values.get(upper), values.get(lower)
+            if a is None or b is None or is_pseudo(a) or is_pseudo(b):
+                continue
+            node_a = self.kg.nodes[a]
+            if lower in node_a.layers or upper in self.kg.nodes[b].layers:
+                edges.append(Edge(upper, lower, a, b, "no", "stated",
+                                  detail=f"{node_a.name} does not use a {lower.value} node"
+                                  if lower in node_a.layers else None))
+                continue
+            e = self.edge(upper, a, lower, b, values, problem.allow, problem.driver, partial,
+                          self._required(upper, lower, values, partial))
+            if e is not None:
+                edges.append(e)
+        drange, dfacts, dedges = self._driver(values, problem)
+        edges.extend(dedges)
+        return Path(dict(values), skipped_by, drange, dfacts, edges)
+
+    def _driver(self, values: dict[Layer, str], problem: Problem):
+        """Intersect the driver requirements of the path's nodes; check the pinned driver."""
+        if Layer.driver not in problem.scope:
+            return None, [], []
+        total = VersionRange.everything()
+        used: list[CompiledFact] = []
+        edges: list[Edge] = []
+        for layer, node_id in values.items():
+            if is_pseudo(node_id):
+                continue
+            group = [cf for cf in self.kg.by_subject.get((node_id, Layer.driver), [])
+                     if cf.target.drivers is not None and cf.positive and cf.status in problem.allow
+                     and self._applies(cf, values, problem.driver, False)]
+            if not group:
+                continue
+            plain = [cf for cf in group if not cf.fact.caveat]
+            chosen = plain or group
+            allowed = _union(cf.target.drivers for cf in chosen)
+            pin = problem.driver
+            if pin is not None and not _pin_inside(pin, allowed):
+                relaxed = _union(cf.target.drivers for cf in group)
+                if plain and len(group) > len(plain) and _pin_inside(pin, relaxed):
+                    chosen = [cf for cf in group if cf.fact.caveat and _pin_inside(pin, cf.target.drivers)]
+                    allowed = relaxed
+                else:
+                    edges.append(Edge(layer, Layer.driver, node_id, pin.text, "no", "driver", chosen,
+                                      detail=f"needs driver {allowed.describe()}"))
+                    continue
+            narrowed = total.intersect(allowed)
+            if narrowed.is_empty():
+                edges.append(Edge(layer, Layer.driver, node_id, "driver", "no", "driver", chosen + used,
+                                  detail=f"needs driver {allowed.describe()}, which no driver allowed by the "
+                                         f"rest of the path ({total.describe()}) meets"))
+                continue
+            total = narrowed
+            used.extend(chosen)
+            edges.append(Edge(layer, Layer.driver, node_id, pin.text if pin else "driver", "ok", None, chosen,
+                              required=False, detail=f"driver {allowed.describe()}"))
+        if problem.driver is not None:
+            total = total.intersect(problem.driver.range) if not problem.driver.exact else total
+        return total, used, edges
+
+    # -- search --------------------------------------------------------------------
+
+    def solutions(self, problem: Problem, domains: dict[Layer, list[str]] | None = None,
+                  first: Layer | None = None, deadline: float | None = None) -> Iterator[Path]:
+        """Supported paths, streamed in domain order (newest versions first)."""
+        doms = self.propagate(problem, domains or self.domains(problem))
+        if any(not v for v in doms.values()):
+            return
+        order = sorted(doms, key=lambda l: (l is not first, len(doms[l]), _RANK[l]))
+        pairs_by_layer: dict[Layer, list[tuple[Layer, Layer]]] = {l: [] for l in order}
+        placed: list[Layer] = []
+        for layer in order:
+            for other in placed:
+                pair = (layer, other) if _RANK[layer] > _RANK[other] else (other, layer)
+                pairs_by_layer[layer].append(pair)
+            placed.append(layer)
+        values: dict[Layer, str] = {}
+        yield from self._dfs(problem, doms, order, 0, values, pairs_by_layer, deadline)
+
+    def _dfs(self, problem, doms, order, depth, values, pairs_by_layer, deadline) -> Iterator[Path]:
+        if deadline is not None and time.perf_counter() > deadline:
+            return
+        if depth == len(order):
+            path = self.evaluate(values, problem)
+            if path.verdict == "supported":
+                yield path
+            return
+        layer = order[depth]
+        for v in doms[layer]:
+            values[layer] = v
+            if self._consistent(layer, values, problem, pairs_by_layer[layer]):
+                yield from self._dfs(problem, doms, order, depth + 1, values, pairs_by_layer, deadline)
+            del values[layer]
+
+    def _consistent(self, layer: Layer, values: dict[Layer, str], problem: Problem, pairs) -> bool:
+        for upper, lower in pairs:
+            a, b = values[upper], values[lower]
+            if is_pseudo(a) or is_pseudo(b):
+                if is_pseudo(b) and not is_pseudo(a):
+                    node = self.kg.nodes[a]
+                    if lower in node.layers and not _declares(node, lower, b):
+                        return False
+                continue
+            na, nb = self.kg.nodes[a], self.kg.nodes[b]
+            if lower in na.layers or upper in nb.layers:
+                return False
+            e = self.edge(upper, a, lower, b, values, problem.allow, problem.driver, True,
+                          self._required(upper, lower, values, True))
+            if e is not None and e.verdict != "ok":
+                return False
+        return True
+
+    def find(self, problem: Problem, project: list[Layer], limit: int | None = None,
+             deadline: float | None = None) -> list[tuple[tuple[str, ...], Path]]:
+        """One witness path per distinct value of the projected layers."""
+        base = self.propagate(problem, self.domains(problem))
+        if any(not v for v in base.values()):
+            return []
+        answers = []
+        for combo in product(*(base[l] for l in project)):
+            if any(is_pseudo(c) for c in combo):
+                continue
+            doms = dict(base)
+            for l, c in zip(project, combo):
+                doms[l] = [c]
+            witness = next(self.solutions(problem, doms, deadline=deadline), None)
+            if witness is not None:
+                answers.append((combo, witness))
+                if limit is not None and len(answers) >= limit:
+                    break
+        return answers
+
+
+class _Desc:
+    """Sorts versions newest first."""
+
+    __slots__ = ("v",)
+
+    def __init__(self, v):
+        self.v = v
+
+    def __lt__(self, other: "_Desc") -> bool:
+        return self.v > other.v
+
+    def __eq__(self, other) -> bool:
+        return self.v == other.v
+
+
+def _pseudo_for(kind: str) -> str:
+    return NOT_USED if kind == "not_used" else BUNDLED
+
+
+def _declares(node, layer: Layer, pseudo: str) -> bool:
+    kind = node.layers.get(layer)
+    return kind is not None and _pseudo_for(kind) == pseudo
+
+
+def _meets(linked: set[str] | None, candidates: set[str]) -> bool:
+    if not linked:
+        return False
+    small, big = (linked, candidates) if len(linked) < len(candidates) else (candidates, linked)
+    return any(v in big for v in small)
+
+
+def _union(ranges) -> VersionRange:
+    out: list = []
+    for r in ranges:
+        out.extend(r.intervals)
+    return VersionRange(tuple(out))
+
+
+def _pin_inside(pin: DriverPin, allowed: VersionRange) -> bool:
+    if pin.exact is not None:
+        return allowed.contains(pin.exact)
+    return allowed.overlaps(pin.range)

@@ -1,0 +1,273 @@
+"""Statement → Problem: names resolved to nodes, attributes to node sets.
+
+Every unknown name, layer, attribute or evidence level becomes a QueryError
+that points at the word and suggests what was probably meant.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+
+from gpulane.errors import QueryError, UnknownNameError
+from gpulane.graph.kb import KnowledgeGraph
+from gpulane.graph.solver import DriverPin, Problem
+from gpulane.model import LAYER_NAMES, LAYER_ORDER, OFFICIAL_POSITIVE, Layer, Status
+from gpulane.queries.ast import Condition, Statement, Value
+from gpulane.versions import InvalidSpecError, VersionRange, parse_spec, spec_matches
+
+__all__ = ["Plan", "plan", "ATTRIBUTES"]
+
+# Attribute name → (layer it describes, node attribute).
+ATTRIBUTES: dict[str, tuple[Layer, str]] = {
+    "vendor": (Layer.gpu, "vendor"),
+    "vram": (Layer.gpu, "vram_gb"),
+    "vram_gb": (Layer.gpu, "vram_gb"),
+    "memory": (Layer.gpu, "vram_gb"),
+    "family": (Layer.gpu, "family"),
+    "platform": (Layer.os, "platform"),
+    "cc": (Layer.arch, "compute_capability"),
+    "compute_capability": (Layer.arch, "compute_capability"),
+    "llvm_target": (Layer.arch, "llvm_target"),
+    "distro": (Layer.os, "family"),
+}
+_EVIDENCE = {"workaround": Status.workaround, "workarounds": Status.workaround, "community": Status.community,
+             "unofficial": None, "all": None}
+_NUMERIC = {"vram_gb"}
+_VERSIONED = {"compute_capability", "version"}
+
+
+@dataclass
+class Plan:
+    """A statement ready to run: the problem, projection, and presentation options."""
+
+    statement: Statement
+    problem: Problem
+    project: list[Layer] = field(default_factory=list)
+    order: tuple[Layer, str] | None = None
+    limit: int | None = None
+    keep: list[Layer] = field(default_factory=list)
+    pinned: list[Layer] = field(default_factory=list)  # layers the user named, in the order written
+    labels: dict[Layer, str] = field(default_factory=dict)  # how the user wrote each pinned layer
+    filters: list[tuple[Condition, Layer]] = field(default_factory=list)
+
+
+def _layer_of(kg: KnowledgeGraph, name: str, span, text: str) -> Layer:
+    try:
+        return Layer(name.lower())
+    except ValueError:
+        close = difflib.get_close_matches(name.lower(), LAYER_NAMES, n=1)
+        hint = f"did you mean '{close[0]}'?" if close else f"layers are {', '.join(LAYER_NAMES)}"
+        raise QueryError(f"unknown layer '{name}'", text, span, hint, code="unknown_layer") from None
+
+
+def plan(kg: KnowledgeGraph, st: Statement) -> Plan:
+    """Resolve a parsed statement against a knowledge graph."""
+    text = st.text
+    pins: dict[Layer, frozenset[str]] = {}
+    driver: DriverPin | None = None
+    mentioned: set[Layer] = set()
+    pinned: list[Layer] = []
+    labels: dict[Layer, str] = {}
+    filters: list[tuple[Condition, Layer]] = []
+
+    for cond in st.conditions:
+        name = cond.name.lower()
+        layer, attr = _target(kg, name, cond, text)
+        mentioned.add(layer)
+        filters.append((cond, layer))
+        if layer is Layer.driver and attr is None:
+            driver = _driver_pin(kg, cond, text)
+            if Layer.driver not in pinned:
+                pinned.append(Layer.driver)
+            labels[Layer.driver] = driver.text
+            continue
+        ids = _attribute_ids(kg, layer, attr, cond, text) if attr else _layer_ids(kg, layer, cond, text)
+        pins[layer] = pins[layer] & ids if layer in pins else ids
+        if attr is None:
+            if layer not in pinned:
+                pinned.append(layer)
+            labels[layer] = _label(cond)
+
+    project: list[Layer] = []
+    if st.verb in ("find", "list"):
+        for name, span in st.layers:
+            project.append(_layer_of(kg, name, span, text))
+        mentioned.update(project)
+    order = None
+    if st.order:
+        order_layer = _layer_of(kg, st.order[0], st.order[1], text)
+        mentioned.add(order_layer)
+        order = (order_layer, st.order[2])
+
+    allow = set(OFFICIAL_POSITIVE)
+    for word, span in st.allow:
+        key = word.lower()
+        if key not in _EVIDENCE:
+            close = difflib.get_close_matches(key, list(_EVIDENCE), n=1)
+            raise QueryError(f"unknown evidence level '{word}'", text, span,
+                             f"did you mean '{close[0]}'?" if close else "allow workaround, community, or all",
+                             code="unknown_evidence")
+        status = _EVIDENCE[key]
+        allow.update([status] if status else [Status.workaround, Status.community])
+
+    keep: list[Layer] = []
+    if st.keep and st.verb != "fix":
+        name, span = st.keep[0]
+        raise QueryError("'keep' belongs to fix", text, span, "write: fix gpu = ..., os = ... keep gpu",
+                         code="misplaced_clause")
+    for name, span in st.keep:
+        keep.append(_layer_of(kg, name, span, text))
+
+    if st.verb in ("explain", "fix", "why") and not st.conditions:
+        raise QueryError(f"{st.verb} needs a configuration", text, None,
+                         f'for example: {st.verb} gpu = "RX 7900 XTX", os = "Ubuntu 24.04", app = vLLM',
+                         code="empty_configuration")
+
+    top = max((_rank(l) for l in mentioned), default=_rank(Layer.arch))
+    scope = tuple(l for l in LAYER_ORDER if _rank(l) <= max(top, _rank(Layer.arch)))
+    problem = Problem(pins, scope, frozenset(allow), driver)
+    return Plan(st, problem, project, order, st.limit, keep, pinned, labels, filters)
+
+
+def _rank(layer: Layer) -> int:
+    return LAYER_ORDER.index(layer)
+
+
+def _label(cond: Condition) -> str:
+    text = " | ".join(v.text for v in cond.values)
+    if cond.version is not None:
+        text += f" {cond.version_op or ''}{cond.version.text}"
+    return text if cond.op in ("=", "==", "in") else f"{cond.op} {text}"
+
+
+def _target(kg: KnowledgeGraph, name: str, cond: Condition, text: str) -> tuple[Layer, str | None]:
+    if "." in name:
+        layer_name, _, attr = name.partition(".")
+        layer = _layer_of(kg, layer_name, cond.name_span, text)
+        attr = ATTRIBUTES.get(attr, (layer, attr))[1] if attr not in ("version", "family", "vendor", "platform") else attr
+        return layer, attr
+    if name in LAYER_NAMES:
+        return Layer(name), None
+    if name in ATTRIBUTES:
+        return ATTRIBUTES[name]
+    vocab = list(LAYER_NAMES) + list(ATTRIBUTES)
+    close = difflib.get_close_matches(name, vocab, n=2)
+    hint = ("did you mean " + " or ".join(f"'{c}'" for c in close) + "?") if close else \
+        f"name a layer ({', '.join(LAYER_NAMES)}) or an attribute ({', '.join(sorted(ATTRIBUTES))})"
+    raise QueryError(f"unknown layer or attribute '{cond.name}'", text, cond.name_span, hint, code="unknown_field")
+
+
+def _resolve(kg: KnowledgeGraph, layer: Layer, value: Value, text: str, version: str | None = None) -> frozenset[str]:
+    query = f"{value.text} {version}" if version else value.text
+    found = kg.names.resolve(query, layer)
+    if not found and version is None:
+        found = kg.names.resolve(value.text.replace("@", " "), layer)
+    if not found:
+        raise UnknownNameError(query, layer.value, kg.names.suggestions(value.text, layer), text, value.span)
+    ids = frozenset(i for r in found for i in r.ids)
+    if not ids:
+        fam = found[0].family or value.text
+        versions = sorted({kg.nodes[i].version for i in kg.names.families.get(fam, {}).get(layer, [])
+                           if kg.nodes[i].version}, key=lambda v: v)
+        shown = ", ".join(versions[-8:]) if versions else "none"
+        raise QueryError(f"no {layer.value} matches '{query}'", text, value.span,
+                         f"versions of {fam} in the knowledge base include {shown}", code="no_match")
+    return ids
+
+
+def _layer_ids(kg: KnowledgeGraph, layer: Layer, cond: Condition, text: str) -> frozenset[str]:
+    if cond.op == "in":
+        out: set[str] = set()
+        for v in cond.values:
+            out |= _resolve(kg, layer, v, text)
+        return frozenset(out)
+    value = cond.values[0]
+    if cond.op in ("=", "=="):
+        version = None
+        if cond.version is not None:
+            version = f"{cond.version_op or '=='}{cond.version.text}" if cond.version_op not in (None, "==") \
+                or "*" in cond.version.text else cond.version.text
+        return _resolve(kg, layer, value, text, version)
+    if cond.op == "!=":
+        excluded = _resolve(kg, layer, value, text)
+        return frozenset(set(kg.by_layer[layer]) - excluded)
+    # toolkit >= 12.4: a version comparison over every node of the layer.
+    spec = f"{cond.op}{value.text}"
+    try:
+        parse_spec(spec)
+    except InvalidSpecError:
+        raise QueryError(f"'{value.text}' is not a version", text, value.span,
+                         f"compare {layer.value} versions like: {layer.value} >= 12.4", code="bad_version") from None
+    return frozenset(i for i in kg.by_layer[layer] if kg.nodes[i].version and spec_matches(kg.nodes[i].version, spec))
+
+
+def _attribute_ids(kg: KnowledgeGraph, layer: Layer, attr: str, cond: Condition, text: str) -> frozenset[str]:
+    values = [v.text for v in cond.values]
+    out = set()
+    for node_id in kg.by_layer[layer]:
+        actual = kg.attribute(node_id, attr)
+        if actual is None:
+            continue
+        actual = getattr(actual, "value", actual)
+        if _attr_matches(actual, attr, cond.op, values, cond, text):
+            out.add(node_id)
+    if not out and cond.op in ("=", "==", "in"):
+        known = sorted({str(getattr(kg.attribute(i, attr), "value", kg.attribute(i, attr)))
+                        for i in kg.by_layer[layer] if kg.attribute(i, attr) is not None})
+        close = difflib.get_close_matches(values[0].lower(), [k.lower() for k in known], n=2)
+        hint = ("did you mean " + " or ".join(f"'{c}'" for c in close) + "?") if close else \
+            (f"known values: {', '.join(known[:12])}" if known else None)
+        raise QueryError(f"no {layer.value} has {cond.name} {cond.op} {values[0]}", text, cond.values[0].span, hint,
+                         code="no_match")
+    return frozenset(out)
+
+
+def _attr_matches(actual, attr: str, op: str, values: list[str], cond: Condition, text: str) -> bool:
+    if attr in _NUMERIC:
+        try:
+            number = float(values[0])
+        except ValueError:
+            raise QueryError(f"'{values[0]}' is not a number", text, cond.values[0].span,
+                             f"for example: {cond.name} >= 24", code="bad_number") from None
+        return {"=": actual == number, "==": actual == number, "!=": actual != number, ">=": actual >= number,
+                "<=": actual <= number, ">": actual > number, "<": actual < number}.get(op, False)
+    if attr in _VERSIONED and op not in ("=", "==", "!=", "in"):
+        try:
+            return spec_matches(str(actual), f"{op}{values[0]}")
+        except InvalidSpecError:
+            raise QueryError(f"'{values[0]}' is not a version", text, cond.values[0].span, code="bad_version") from None
+    if isinstance(actual, list):
+        hit = any(str(a).lower() in {v.lower() for v in values} for a in actual)
+    else:
+        hit = str(actual).lower() in {v.lower() for v in values}
+    if op in ("=", "==", "in"):
+        return hit
+    if op == "!=":
+        return not hit
+    raise QueryError(f"{cond.name} cannot be compared with {op}", text, cond.name_span, "use = or !=",
+                     code="bad_operator")
+
+
+def _driver_pin(kg: KnowledgeGraph, cond: Condition, text: str) -> DriverPin:
+    value = cond.values[0]
+    raw = value.text
+    if cond.version is not None:
+        raw = f"{cond.version_op or ''}{cond.version.text}"
+    label = raw if cond.op in ("=", "==") else f"{cond.op} {raw}"
+    try:
+        if cond.op in ("=", "==") and cond.version is None:
+            found = kg.names.resolve(raw, Layer.driver)
+            ids = [i for r in found for i in r.ids]
+            if len(ids) == 1 and kg.nodes[ids[0]].version:
+                branch = kg.nodes[ids[0]].version
+                return DriverPin(kg.nodes[ids[0]].name, VersionRange.from_spec(f"=={branch}.*"))
+            digits = raw.lower().lstrip("r")
+            if digits.count(".") == 0 and digits.isdigit():
+                return DriverPin(f"R{digits}", VersionRange.from_spec(f"=={digits}.*"))
+            rng = VersionRange.from_spec(f"=={digits}")
+            return DriverPin(raw, rng, exact=digits)
+        return DriverPin(label, VersionRange.from_spec(f"{cond.op}{raw}" if cond.op not in ("=", "==") else raw))
+    except (InvalidSpecError, ValueError):
+        raise QueryError(f"'{raw}' is not a driver version", text, value.span,
+                         "for example: driver = 550.54.14, driver >= 550, or driver = R570", code="bad_version") from None

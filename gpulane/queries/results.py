@@ -1,0 +1,126 @@
+"""Answers as data: paths, hops and edges with their fact ids.
+
+Renderers (gpulane/cli/render.py) word these; the JSON output is these
+dictionaries, so text and JSON always carry the same fact ids.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gpulane.graph.kb import KnowledgeGraph
+from gpulane.graph.solver import BUNDLED, NOT_USED, Edge, Path, is_pseudo
+from gpulane.model import LAYER_ORDER, Layer
+
+__all__ = ["hop_list", "path_json", "edge_json", "FindResult", "PathsResult", "node_ref", "group_answers"]
+
+
+def node_ref(kg: KnowledgeGraph, node_id: str) -> dict:
+    node = kg.nodes[node_id]
+    return {"id": node.id, "name": node.name}
+
+
+def _provided_by(kg: KnowledgeGraph, path: Path, layer: Layer) -> str | None:
+    """The node on the path whose build carries this layer's node (built_with / bundles)."""
+    value = path.values.get(layer)
+    if value is None or is_pseudo(value):
+        return None
+    for other_layer, other in path.values.items():
+        if other_layer is layer or is_pseudo(other):
+            continue
+        for cf in kg.by_subject.get((other, layer), []):
+            if cf.fact.relation.value in ("built_with", "bundles") and cf.selects(value):
+                return other
+    return None
+
+
+def hop_list(kg: KnowledgeGraph, path: Path) -> list[dict]:
+    """One hop per layer in scope: its node (or why it has none) and the facts behind it."""
+    hops = []
+    for layer in LAYER_ORDER:
+        if layer is Layer.driver:
+            if path.driver_range is None:
+                continue
+            facts = [cf.id for cf in path.driver_facts]
+            hops.append({"layer": "driver", "node": None, "name": _driver_words(path),
+                         "range": None if not facts else path.driver_range.describe(), "facts": facts})
+            continue
+        if layer not in path.values:
+            continue
+        value = path.values[layer]
+        facts = []
+        for e in path.edges:
+            if e.upper is layer and e.verdict == "ok" and e.lower is not Layer.driver:
+                facts.extend(cf.id for cf in e.facts)
+        hop: dict = {"layer": layer.value, "facts": list(dict.fromkeys(facts))}
+        if is_pseudo(value):
+            owner = path.skipped_by.get(layer)
+            hop["node"] = None
+            hop["name"] = ("not used by " if value == NOT_USED else "bundled by ") + (kg.nodes[owner].name if owner else "?")
+            hop["not_used_by" if value == NOT_USED else "bundled_by"] = owner
+        else:
+            hop["node"] = value
+            hop["name"] = kg.nodes[value].name
+            provider = _provided_by(kg, path, layer)
+            if provider and layer is Layer.toolkit:
+                hop["bundled_by"] = provider
+        hops.append(hop)
+    return hops
+
+
+def _driver_words(path: Path) -> str:
+    if not path.driver_facts:
+        return "no stated driver requirement"
+    return f"driver {path.driver_range.describe()}"
+
+
+def edge_json(kg: KnowledgeGraph, e: Edge) -> dict:
+    out = {"edge": [e.upper.value, e.lower.value], "from": e.upper_node, "to": e.lower_node,
+           "verdict": e.verdict, "facts": [cf.id for cf in e.facts]}
+    if e.kind:
+        out["kind"] = e.kind
+    if e.detail:
+        out["detail"] = e.detail
+    if e.caveats:
+        out["caveats"] = e.caveats
+    return out
+
+
+def path_json(kg: KnowledgeGraph, path: Path) -> list[dict]:
+    return hop_list(kg, path)
+
+
+@dataclass
+class FindResult:
+    project: list[Layer]
+    answers: list[tuple[tuple[str, ...], Path]]
+    empty_reason: str | None = None
+    truncated: bool = False
+
+
+@dataclass
+class PathsResult:
+    paths: list[Path]
+    limit: int | None
+    more: bool = False
+    empty_reason: str | None = None
+
+
+def group_answers(kg: KnowledgeGraph, result: FindResult) -> list[tuple[list[tuple[str, ...]], Path]]:
+    """Answers whose witnesses differ only in the projected layers, grouped."""
+    groups: dict[tuple, list] = {}
+    order: list[tuple] = []
+    for combo, path in result.answers:
+        key_parts = []
+        for layer in LAYER_ORDER:
+            if layer in result.project or layer not in path.values:
+                continue
+            if layer is Layer.gpu:
+                continue
+            key_parts.append((layer.value, path.values[layer]))
+        key = tuple(key_parts)
+        if key not in groups:
+            groups[key] = [[], path]
+            order.append(key)
+        groups[key][0].append(combo)
+    return [(groups[k][0], groups[k][1]) for k in order]
