@@ -30,6 +30,17 @@ def build_graph(data_dir: Path | None = None, strict: bool = True) -> KnowledgeG
     return kg
 
 
+def _code_stamp() -> str:
+    """Size and mtime of every module the compiled graph is made of: new code, new cache."""
+    package = Path(__file__).resolve().parent
+    parts = []
+    for sub in ("", "graph", "loaders"):
+        for py in sorted((package / sub).glob("*.py")):
+            st = py.stat()
+            parts.append(f"{sub}/{py.name}:{st.st_size}:{st.st_mtime_ns}")
+    return ";".join(parts)
+
+
 def load_graph(data_dir: Path | None = None, use_cache: bool = True) -> KnowledgeGraph:
     """The knowledge graph of a folder (default: the shipped one), from cache when fresh."""
     directory = Path(data_dir) if data_dir else default_data_dir()
@@ -38,6 +49,6 @@ def load_graph(data_dir: Path | None = None, use_cache: bool = True) -> Knowledg
     from gpulane import __version__
 
     files = kb_files(directory)
-    key = files_key(files, f"{CACHE_SALT}:{__version__}:{directory.resolve()}")
+    key = files_key(files, f"{CACHE_SALT}:{__version__}:{directory.resolve()}:{_code_stamp()}")
     kg, _ = load_cached(key, lambda: build_graph(directory))
     return kg  # type: ignore[return-value]

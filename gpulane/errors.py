@@ -111,14 +111,6 @@ class AmbiguousNameError(QueryError):
                          f"say which: {shown}", code="ambiguous_name")
 
 
-class ImportFormatError(GpulaneError):
-    """A vendor file given to `kb import` is not in the format its importer reads."""
-
-    def __init__(self, path: str, line: int | None, message: str):
-        self.problem = FileProblem(str(path), line, message)
-        super().__init__(str(self.problem))
-
-
 @dataclass
 class PlanFileError(GpulaneError):
     """A --plan file that cannot be read as a configuration."""

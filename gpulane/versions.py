@@ -12,7 +12,7 @@ told apart from a narrow one; packaging has no interval algebra, hence
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from packaging.specifiers import InvalidSpecifier, Specifier, SpecifierSet
@@ -76,6 +76,9 @@ class Interval:
     lo_incl: bool
     hi: Version | None
     hi_incl: bool
+    # The bounds as written ("570.124.06"), since Version normalises "06" to "6".
+    lo_text: str | None = field(default=None, compare=False)
+    hi_text: str | None = field(default=None, compare=False)
 
     def is_empty(self) -> bool:
         if self.lo is None or self.hi is None:
@@ -92,22 +95,24 @@ class Interval:
         return True
 
     def intersect(self, other: "Interval") -> "Interval":
-        lo, lo_incl = self.lo, self.lo_incl
+        lo, lo_incl, lo_text = self.lo, self.lo_incl, self.lo_text
         if other.lo is not None and (lo is None or other.lo > lo or (other.lo == lo and not other.lo_incl)):
-            lo, lo_incl = other.lo, other.lo_incl
-        hi, hi_incl = self.hi, self.hi_incl
+            lo, lo_incl, lo_text = other.lo, other.lo_incl, other.lo_text
+        hi, hi_incl, hi_text = self.hi, self.hi_incl, self.hi_text
         if other.hi is not None and (hi is None or other.hi < hi or (other.hi == hi and not other.hi_incl)):
-            hi, hi_incl = other.hi, other.hi_incl
-        return Interval(lo, lo_incl, hi, hi_incl)
+            hi, hi_incl, hi_text = other.hi, other.hi_incl, other.hi_text
+        return Interval(lo, lo_incl, hi, hi_incl, lo_text, hi_text)
 
     def describe(self) -> str:
+        lo = self.lo_text or str(self.lo)
+        hi = self.hi_text or str(self.hi)
         if self.lo is not None and self.hi is not None and self.lo == self.hi:
-            return f"== {self.lo}"
+            return f"== {lo}"
         parts = []
         if self.lo is not None:
-            parts.append(f"{'>=' if self.lo_incl else '>'} {self.lo}")
+            parts.append(f"{'>=' if self.lo_incl else '>'} {lo}")
         if self.hi is not None:
-            parts.append(f"{'<=' if self.hi_incl else '<'} {self.hi}")
+            parts.append(f"{'<=' if self.hi_incl else '<'} {hi}")
         return ", ".join(parts) or "any"
 
 
@@ -123,21 +128,21 @@ def _clause_interval(spec: Specifier) -> Interval:
     if text.endswith(".*"):
         base = Version(text[:-2])
         if op == "==":
-            return Interval(base, True, _bump(base.release), False)
+            return Interval(base, True, _bump(base.release), False, text[:-2])
         return _EVERYTHING  # != X.* cannot narrow a single interval; treated as no bound
     v = Version(text)
     if op in ("==", "==="):
-        return Interval(v, True, v, True)
+        return Interval(v, True, v, True, text, text)
     if op == ">=":
-        return Interval(v, True, None, False)
+        return Interval(v, True, None, False, text)
     if op == ">":
-        return Interval(v, False, None, False)
+        return Interval(v, False, None, False, text)
     if op == "<=":
-        return Interval(None, False, v, True)
+        return Interval(None, False, v, True, None, text)
     if op == "<":
-        return Interval(None, False, v, False)
+        return Interval(None, False, v, False, None, text)
     if op == "~=":
-        return Interval(v, True, _bump(v.release[:-1]), False)
+        return Interval(v, True, _bump(v.release[:-1]), False, text)
     return _EVERYTHING
 
 
@@ -196,8 +201,8 @@ class VersionRange:
 def _interval_words(iv: Interval) -> str:
     if iv.lo is not None and iv.hi is not None:
         if iv.lo == iv.hi:
-            return str(iv.lo)
+            return iv.lo_text or str(iv.lo)
         if iv.lo_incl and not iv.hi_incl and len(iv.lo.release) == len(iv.hi.release) \
                 and iv.hi == _bump(iv.lo.release):
-            return f"{iv.lo}.x"
+            return f"{iv.lo_text or iv.lo}.x"
     return iv.describe()

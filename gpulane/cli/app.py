@@ -294,6 +294,35 @@ def kb_stats(as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
     typer.echo(f"{'sources':<10} {stats['sources']:>6}")
 
 
+@kb_app.command("import")
+def kb_import(kind: str = typer.Argument(..., help="rocm-matrix, rocm-gpu-specs, rocm-linux-sysreq, hip-sdk-windows, rdf"),
+              file: Path = typer.Argument(..., help="The vendor file, as published."),
+              dry_run: bool = typer.Option(False, "--dry-run", help="Show what would change; write nothing.")):
+    """Parse a published vendor file, show what changes, and write the knowledge-base file atomically."""
+    from gpulane.loaders.importers import IMPORTERS, run_import
+    from gpulane.loaders.kbfiles import default_data_dir
+
+    if kind == "rdf":
+        from gpulane.cli.rdf_commands import import_rdf
+
+        import_rdf(file, dry_run)
+        return
+    if kind not in IMPORTERS:
+        import difflib
+
+        close = difflib.get_close_matches(kind, list(IMPORTERS) + ["rdf"], n=1)
+        raise QueryError(f"unknown import kind '{kind}'",
+                         hint=(f"did you mean '{close[0]}'?" if close else
+                               "kinds: " + ", ".join(sorted(IMPORTERS) + ["rdf"])), code="unknown_kind")
+    plan, written = run_import(kind, file, Path(_state["data"]) if _state["data"] else default_data_dir(),
+                               dry_run=dry_run)
+    typer.echo(plan.summary())
+    if dry_run:
+        typer.echo("(dry run: nothing written)")
+    for path in written:
+        typer.echo(f"wrote {path}")
+
+
 def main() -> None:
     """Entry point: run the CLI; a gpulane error becomes a message and exit status 2."""
     try:

@@ -17,7 +17,7 @@ def path_line(kg: KnowledgeGraph, path, skip: tuple[str, ...] = ()) -> str:
         if hop["layer"] in skip:
             continue
         if hop["layer"] == "driver":
-            parts.append(hop["name"])
+            parts.append(f"driver {hop['name']}")
             continue
         name = hop["name"]
         if hop.get("bundled_by") and hop["node"]:

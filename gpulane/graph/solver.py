@@ -64,16 +64,8 @@ class Problem:
     scope: tuple[Layer, ...]
     allow: frozenset[Status] = OFFICIAL_POSITIVE
     driver: DriverPin | None = None
-
-    def with_pins(self, **changes) -> "Problem":
-        pins = dict(self.pins)
-        for name, value in changes.items():
-            layer = Layer(name)
-            if value is None:
-                pins.pop(layer, None)
-            else:
-                pins[layer] = frozenset(value)
-        return Problem(pins, self.scope, self.allow, self.driver)
+    # Accept paths whose only gaps are "unknown" edges (used to tell unknown from not supported).
+    lenient: bool = False
 
 
 @dataclass
@@ -305,7 +297,15 @@ class Solver:
             if is_pseudo(v):
                 return (2, v)
             node = kg.nodes[v]
-            if layer in (Layer.toolkit, Layer.framework, Layer.os) and node.version:
+            if layer is Layer.os:
+                platform_rank = {"linux": 0, "windows": 1, "wsl2": 2}.get(node.platform.value if node.platform else "", 3)
+                family_rank = (node.family or "") != "ubuntu"
+                try:
+                    ver = _Desc(parse_version(node.version or "0"))
+                except Exception:
+                    ver = _Desc(parse_version("0"))
+                return (0, platform_rank, family_rank, node.family or "", ver, v)
+            if layer in (Layer.toolkit, Layer.framework) and node.version:
                 try:
                     return (0, _Desc(parse_version(node.version)), node.family or "", v)
                 except Exception:
@@ -412,7 +412,7 @@ class Solver:
                 relaxed = _union(cf.target.drivers for cf in group)
                 if plain and len(group) > len(plain) and _pin_inside(pin, relaxed):
                     chosen = [cf for cf in group if cf.fact.caveat and _pin_inside(pin, cf.target.drivers)]
-                    allowed = relaxed
+                    allowed = _union(cf.target.drivers for cf in chosen)
                 else:
                     edges.append(Edge(layer, Layer.driver, node_id, pin.text, "no", "driver", chosen,
                                       detail=f"needs driver {allowed.describe()}"))
@@ -436,7 +436,9 @@ class Solver:
     def solutions(self, problem: Problem, domains: dict[Layer, list[str]] | None = None,
                   first: Layer | None = None, deadline: float | None = None) -> Iterator[Path]:
         """Supported paths, streamed in domain order (newest versions first)."""
-        doms = self.propagate(problem, domains or self.domains(problem))
+        doms = domains or self.domains(problem)
+        if not problem.lenient:
+            doms = self.propagate(problem, doms)
         if any(not v for v in doms.values()):
             return
         order = sorted(doms, key=lambda l: (l is not first, len(doms[l]), _RANK[l]))
@@ -455,7 +457,7 @@ class Solver:
             return
         if depth == len(order):
             path = self.evaluate(values, problem)
-            if path.verdict == "supported":
+            if path.verdict == "supported" or (problem.lenient and path.verdict == "unknown"):
                 yield path
             return
         layer = order[depth]
@@ -479,9 +481,105 @@ class Solver:
                 return False
             e = self.edge(upper, a, lower, b, values, problem.allow, problem.driver, True,
                           self._required(upper, lower, values, True))
-            if e is not None and e.verdict != "ok":
+            if e is not None and (e.verdict == "no" or (e.verdict == "unknown" and not problem.lenient)):
                 return False
         return True
+
+    def _hardware_narrowed(self, problem: Problem, doms: dict[Layer, list[str]]) -> dict[Layer, list[str]]:
+        """What a pinned node fixes is not a choice: a GPU's architecture, the toolkit a
+        build was compiled with or bundles. Narrow those layers so that explanations
+        break on the user's choices, never on hardware or on what a wheel contains."""
+        doms = dict(doms)
+        for pinned_layer, ids in problem.pins.items():
+            forced: dict[Layer, set[str]] = {}
+            for node_id in ids:
+                for cf in self.kg.by_node.get(node_id, []):
+                    if node_id in cf.subjects and cf.positive and cf.target.ids is not None and \
+                            cf.fact.relation.value in ("has_arch", "built_with", "bundles"):
+                        forced.setdefault(cf.target.layer, set()).update(cf.target.ids)
+            for layer, allowed in forced.items():
+                if layer in doms and layer not in problem.pins:
+                    doms[layer] = [v for v in doms[layer] if v in allowed] or doms[layer]
+        if Layer.arch in problem.pins and Layer.gpu in doms and Layer.gpu not in problem.pins:
+            arch_pins = problem.pins[Layer.arch]
+            doms = dict(doms)
+            doms[Layer.gpu] = [g for g in doms[Layer.gpu] if set(self.kg.arch_of(g)) & arch_pins] or doms[Layer.gpu]
+        return doms
+
+    def _partial_cost(self, values: dict[Layer, str], problem: Problem, pairs) -> tuple[int, int]:
+        """Definite (not supported, unknown) edges among the pairs, all of whose layers are chosen."""
+        no = unknown = 0
+        for upper, lower in pairs:
+            a, b = values[upper], values[lower]
+            if is_pseudo(a) or is_pseudo(b):
+                if is_pseudo(b) and not is_pseudo(a):
+                    node = self.kg.nodes[a]
+                    if lower in node.layers and not _declares(node, lower, b):
+                        no += 1
+                continue
+            if lower in self.kg.nodes[a].layers or upper in self.kg.nodes[b].layers:
+                no += 1
+                continue
+            e = self.edge(upper, a, lower, b, values, problem.allow, problem.driver, True,
+                          self._required(upper, lower, values, True))
+            if e is not None:
+                no += e.verdict == "no"
+                unknown += e.verdict == "unknown"
+        return no, unknown
+
+    def closest(self, problem: Problem, deadline: float, max_steps: int = 200_000) -> tuple[Path | None, bool]:
+        """The complete path with the fewest "not supported" then "unknown" edges.
+
+        Branch and bound, pinned layers first, each level trying the values
+        that break least so far first. Returns (path, complete) where complete
+        is False when the step or time budget cut the search.
+        """
+        doms = self._hardware_narrowed(problem, self.domains(problem))
+        if any(not v for v in doms.values()):
+            return None, True
+        order = sorted(doms, key=lambda l: (l not in problem.pins, len(doms[l]), _RANK[l]))
+        pairs_by_layer: dict[Layer, list[tuple[Layer, Layer]]] = {l: [] for l in order}
+        for i, layer in enumerate(order):
+            for other in order[:i]:
+                pairs_by_layer[layer].append((layer, other) if _RANK[layer] > _RANK[other] else (other, layer))
+        best: list = [None, (1 << 30, 1 << 30)]
+        steps = [0]
+        cut = [False]
+        values: dict[Layer, str] = {}
+
+        def dfs(depth: int, cost: tuple[int, int]) -> None:
+            if cost >= best[1]:
+                return
+            if depth == len(order):
+                path = self.evaluate(values, problem)
+                full = (sum(e.verdict == "no" for e in path.edges), sum(e.verdict == "unknown" for e in path.edges))
+                if full < best[1]:
+                    best[0], best[1] = path, full
+                return
+            layer = order[depth]
+            scored = []
+            for v in doms[layer]:
+                values[layer] = v
+                c = self._partial_cost(values, problem, pairs_by_layer[layer])
+                scored.append((c, v))
+            del values[layer]
+            scored.sort(key=lambda t: t[0])
+            for c, v in scored:
+                steps[0] += 1
+                if steps[0] > max_steps or time.perf_counter() > deadline:
+                    cut[0] = True
+                    return
+                nxt = (cost[0] + c[0], cost[1] + c[1])
+                if nxt >= best[1]:
+                    break  # sorted: no later value can do better
+                values[layer] = v
+                dfs(depth + 1, nxt)
+                del values[layer]
+                if best[1] == (0, 0) or cut[0]:
+                    return
+
+        dfs(0, (0, 0))
+        return best[0], not cut[0]
 
     def find(self, problem: Problem, project: list[Layer], limit: int | None = None,
              deadline: float | None = None) -> list[tuple[tuple[str, ...], Path]]:

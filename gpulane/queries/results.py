@@ -70,8 +70,8 @@ def hop_list(kg: KnowledgeGraph, path: Path) -> list[dict]:
 
 def _driver_words(path: Path) -> str:
     if not path.driver_facts:
-        return "no stated driver requirement"
-    return f"driver {path.driver_range.describe()}"
+        return "any (no stated requirement)"
+    return path.driver_range.describe()
 
 
 def edge_json(kg: KnowledgeGraph, e: Edge) -> dict:

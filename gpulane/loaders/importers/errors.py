@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional, Union
 
+from gpulane.errors import GpulaneError
 
-class ImportFormatError(ValueError):
+
+class ImportFormatError(GpulaneError, ValueError):
     """A published file does not have the shape its importer expects.
 
     ``line`` is the 1-based line of ``path`` where the problem is (``None`` when

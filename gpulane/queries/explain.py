@@ -1,0 +1,212 @@
+"""Explain a configuration: a verdict, the breaking edges with their facts, a
+minimal conflict, documented workarounds and stale facts — as data.
+
+Three verdicts, never two: ``supported`` (a complete supported path extends
+the configuration), ``unknown`` (no path is ruled out by a fact, but every one
+lacks evidence somewhere), ``not_supported`` (every completion breaks on a
+stated "no" or on a list its source declares complete).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from dataclasses import dataclass, field, replace
+
+from gpulane.graph.check import STALE_AFTER_DAYS
+from gpulane.graph.kb import CompiledFact, KnowledgeGraph
+from gpulane.graph.solver import Edge, Path, Problem, is_pseudo
+from gpulane.model import LAYER_ORDER, OFFICIAL_POSITIVE, Layer, Status
+from gpulane.queries.plan import Plan
+from gpulane.queries.run import solver_for
+
+__all__ = ["ExplainAnswer", "Break", "Conflict", "Workaround", "explain", "EXPLAIN_BUDGET_S"]
+
+EXPLAIN_BUDGET_S = 2.0
+# The order in which user choices are given up first when looking for a minimal conflict,
+# and the default cost of changing a layer in fix (cheapest first).
+LAYER_COST: tuple[Layer, ...] = (Layer.app, Layer.framework, Layer.toolkit, Layer.driver, Layer.os, Layer.arch,
+                                 Layer.gpu)
+
+
+@dataclass
+class Break:
+    """One edge that does not hold, in layer terms, with the facts that say so."""
+
+    edge: Edge
+    kind: str  # "stated" | "not_listed" | "driver" | "unknown"
+    facts: list[CompiledFact]
+    candidates: list[str] = field(default_factory=list)  # the pinned nodes it covers, when a name meant several
+    unmet: list[CompiledFact] = field(default_factory=list)
+
+
+@dataclass
+class Conflict:
+    """User choices and facts that cannot all hold; dropping any one choice lifts it."""
+
+    choices: list[Layer]
+    facts: list[CompiledFact]
+
+
+@dataclass
+class Workaround:
+    """An unofficial way through: a workaround or community fact, and whether it was verified."""
+
+    fact: CompiledFact
+    verified: bool  # re-solved with this evidence allowed and a path was found
+    path: Path | None = None
+
+
+@dataclass
+class ExplainAnswer:
+    verdict: str
+    plan: Plan
+    path: Path | None
+    breaks: list[Break]
+    conflict: Conflict | None
+    workarounds: list[Workaround]
+    stale: list[CompiledFact]
+    complete: bool = True  # False when a time or step bound cut the search
+    today: dt.date = field(default_factory=dt.date.today)
+
+    @property
+    def caveats(self) -> list[tuple[str, str]]:
+        out, seen = [], set()
+        if self.path:
+            for e in self.path.edges:
+                if e.verdict == "ok":
+                    for cf in e.facts:
+                        if cf.fact.caveat and cf.id not in seen:
+                            seen.add(cf.id)
+                            out.append((cf.id, cf.fact.caveat))
+        return out
+
+
+def explain(kg: KnowledgeGraph, plan: Plan, budget_s: float = EXPLAIN_BUDGET_S) -> ExplainAnswer:
+    """Explain a planned configuration (explain/why statements)."""
+    solver = solver_for(kg)
+    problem = plan.problem
+    deadline = time.perf_counter() + budget_s
+
+    witness = next(solver.solutions(problem, deadline=deadline), None)
+    if witness is not None:
+        return ExplainAnswer("supported", plan, witness, [], None, _workarounds_used(witness),
+                             _stale(kg, witness.facts_used()))
+
+    lenient = next(solver.solutions(replace(problem, lenient=True), deadline=deadline), None)
+    if lenient is not None:
+        # Any completion without a "no" proves the verdict; show the one with the fewest gaps.
+        closest, _ = solver.closest(problem, deadline)
+        if closest is not None and closest.verdict == "unknown":
+            lenient = closest
+        breaks = [_break(kg, plan, lenient, e) for e in lenient.edges if e.verdict == "unknown"]
+        return ExplainAnswer("unknown", plan, lenient, breaks, None, _workarounds(kg, plan, lenient, deadline),
+                             _stale(kg, lenient.facts_used()))
+
+    closest, complete = solver.closest(problem, deadline)
+    if closest is None:
+        return ExplainAnswer("not_supported", plan, None, [], None, [], [], complete)
+    breaks = [_break(kg, plan, closest, e) for e in closest.edges if e.verdict != "ok"]
+    breaks.sort(key=lambda b: (b.kind == "unknown", -LAYER_ORDER.index(b.edge.upper)))
+    conflict = _minimal_conflict(kg, plan, closest, deadline)
+    stale = _stale(kg, [cf for b in breaks for cf in b.facts] + closest.facts_used())
+    return ExplainAnswer("not_supported", plan, closest, breaks, conflict,
+                         _workarounds(kg, plan, closest, deadline), stale, complete)
+
+
+def _break(kg: KnowledgeGraph, plan: Plan, path: Path, e: Edge) -> Break:
+    """A break, widened over every node a pinned name stood for."""
+    solver = solver_for(kg)
+    facts = list(e.facts)
+    candidates: list[str] = []
+    for layer, node in ((e.upper, e.upper_node), (e.lower, e.lower_node)):
+        pins = plan.problem.pins.get(layer)
+        if pins and len(pins) > 1 and e.kind != "driver":
+            for other in sorted(pins):
+                if other == node or is_pseudo(other):
+                    continue
+                values = dict(path.values)
+                values[layer] = other
+                alt = solver.edge(e.upper, values[e.upper], e.lower, values[e.lower], values, plan.problem.allow,
+                                  plan.problem.driver, False, e.required)
+                if alt is not None and alt.verdict != "ok":
+                    facts.extend(cf for cf in alt.facts if cf not in facts)
+                    candidates.append(other)
+            if candidates:
+                candidates.insert(0, node)
+    kind = e.kind or e.verdict
+    return Break(e, kind, facts, candidates, e.unmet)
+
+
+def _minimal_conflict(kg: KnowledgeGraph, plan: Plan, closest: Path, deadline: float) -> Conflict | None:
+    """Drop user choices one at a time (cheapest first) while the rest still cannot work."""
+    solver = solver_for(kg)
+    choices = [l for l in LAYER_COST if l in plan.problem.pins or (l is Layer.driver and plan.problem.driver)]
+    kept = list(choices)
+
+    def blocked(layers: list[Layer]) -> bool:
+        top = max((LAYER_ORDER.index(l) for l in layers), default=1)
+        scope = tuple(l for l in LAYER_ORDER if LAYER_ORDER.index(l) <= max(top, 1))
+        pins = {l: v for l, v in plan.problem.pins.items() if l in layers}
+        driver = plan.problem.driver if Layer.driver in layers else None
+        sub = Problem(pins, scope, plan.problem.allow, driver, lenient=True)
+        return next(solver.solutions(sub, deadline=deadline), None) is None
+
+    for layer in choices:
+        if time.perf_counter() > deadline:
+            break
+        trial = [l for l in kept if l is not layer]
+        if trial and blocked(trial):
+            kept = trial
+    if not kept:
+        return None
+    # The facts: the breaks of the closest path that only involve the kept choices
+    # (and the layers those choices force), the stated ones first.
+    sub_top = max(LAYER_ORDER.index(l) for l in kept)
+    facts: list[CompiledFact] = []
+    for e in sorted(closest.edges, key=lambda e: e.kind != "stated"):
+        if e.verdict == "no" and LAYER_ORDER.index(e.upper) <= max(sub_top, 1):
+            for cf in e.facts:
+                if cf not in facts:
+                    facts.append(cf)
+            break
+    return Conflict(kept, facts)
+
+
+def _workarounds_used(path: Path) -> list[Workaround]:
+    return [Workaround(cf, True, path) for cf in path.unofficial_used()]
+
+
+def _workarounds(kg: KnowledgeGraph, plan: Plan, path: Path, deadline: float) -> list[Workaround]:
+    """Unofficial facts that make the plan run (verified by solving again), then
+    documented ones that name the plan's GPU or architecture but were not verified."""
+    solver = solver_for(kg)
+    out: list[Workaround] = []
+    seen: set[str] = set()
+    if not (set(plan.problem.allow) >= {Status.workaround, Status.community}):
+        wider = replace(plan.problem, allow=frozenset(plan.problem.allow | {Status.workaround, Status.community}))
+        witness = next(solver.solutions(wider, deadline=deadline), None)
+        if witness is not None:
+            for cf in witness.unofficial_used():
+                seen.add(cf.id)
+                out.append(Workaround(cf, True, witness))
+    hardware_breaks = any(e.verdict != "ok" and {e.upper, e.lower} & {Layer.arch, Layer.gpu} for e in path.edges)
+    targets = {path.values.get(Layer.arch), path.values.get(Layer.gpu)} - {None} if hardware_breaks else set()
+    for cf in kg.facts:
+        if cf.status in OFFICIAL_POSITIVE or cf.status is Status.unsupported or cf.id in seen:
+            continue
+        if cf.target.ids is not None and cf.target.ids & targets and cf.target.layer in (Layer.arch, Layer.gpu):
+            seen.add(cf.id)
+            out.append(Workaround(cf, False))
+    return out
+
+
+def _stale(kg: KnowledgeGraph, facts: list[CompiledFact], today: dt.date | None = None) -> list[CompiledFact]:
+    today = today or dt.date.today()
+    out, seen = [], set()
+    for cf in facts:
+        reviewed = kg.reviewed(cf)
+        if reviewed and (today - reviewed).days > STALE_AFTER_DAYS and cf.id not in seen:
+            seen.add(cf.id)
+            out.append(cf)
+    return out

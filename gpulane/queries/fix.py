@@ -1,0 +1,174 @@
+"""Fix a blocked plan: the smallest changes that make it supported, each verified.
+
+Every proposal is found by solving again with the changed choice, so each one
+comes with a complete supported path. One changed layer is tried before two,
+in a cost order (app < framework < toolkit < driver < OS < arch < GPU) that
+``keep`` narrows; equivalent alternatives are grouped, and what else a change
+forces (the toolkit and driver floor the new path needs) is reported.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+from itertools import combinations
+
+from gpulane.graph.kb import KnowledgeGraph
+from gpulane.graph.solver import Path, Problem, is_pseudo
+from gpulane.model import LAYER_ORDER, Layer
+from gpulane.queries.explain import LAYER_COST, ExplainAnswer, explain
+from gpulane.queries.plan import Plan
+from gpulane.queries.run import solver_for
+
+__all__ = ["Fix", "FixAnswer", "fix", "FIX_BUDGET_S", "MAX_FIXES"]
+
+FIX_BUDGET_S = 3.0
+MAX_FIXES = 6
+MAX_ALTERNATIVES = 12
+
+
+@dataclass
+class Fix:
+    """One verified change: layer → replacement(s), the path it opens, what it forces."""
+
+    changes: dict[Layer, list[str]]  # layer → equivalent replacement node ids (grouped)
+    path: Path
+    forces: dict[Layer, str] = field(default_factory=dict)
+    unofficial: bool = False
+
+    @property
+    def size(self) -> int:
+        return len(self.changes)
+
+
+@dataclass
+class FixAnswer:
+    plan: Plan
+    before: ExplainAnswer
+    fixes: list[Fix]
+    complete: bool  # False when the time or count bound cut the search
+    tried: list[tuple[Layer, ...]]
+
+
+def fix(kg: KnowledgeGraph, plan: Plan, budget_s: float = FIX_BUDGET_S) -> FixAnswer:
+    """The smallest verified changes for a fix statement."""
+    before = explain(kg, plan)
+    if before.verdict == "supported":
+        return FixAnswer(plan, before, [], True, [])
+    deadline = time.perf_counter() + budget_s
+    solver = solver_for(kg)
+    problem = plan.problem
+    changeable = [l for l in LAYER_COST
+                  if (l in problem.pins or (l is Layer.driver and problem.driver)) and l not in plan.keep]
+    fixes: list[Fix] = []
+    tried: list[tuple[Layer, ...]] = []
+    complete = True
+    for size in (1, 2):
+        if fixes:
+            break
+        for layers in combinations(changeable, size):
+            if time.perf_counter() > deadline or len(fixes) >= MAX_FIXES:
+                complete = False
+                break
+            tried.append(layers)
+            fixes.extend(_try_change(kg, plan, layers, deadline))
+    # Stable sort: within one layer, groups keep their closeness order from _try_change.
+    fixes.sort(key=lambda f: (f.size, f.unofficial, sum(LAYER_COST.index(l) for l in f.changes)))
+    if len(fixes) > MAX_FIXES:
+        fixes, complete = fixes[:MAX_FIXES], False
+    return FixAnswer(plan, before, fixes, complete, tried)
+
+
+def _try_change(kg: KnowledgeGraph, plan: Plan, layers: tuple[Layer, ...], deadline: float) -> list[Fix]:
+    """Free the given layers, solve, and group the replacements that work."""
+    solver = solver_for(kg)
+    problem = plan.problem
+    pins = {l: v for l, v in problem.pins.items() if l not in layers}
+    driver = None if Layer.driver in layers else problem.driver
+    freed = Problem(pins, problem.scope, problem.allow, driver)
+    project = [l for l in layers if l is not Layer.driver]
+    if not project:
+        # Only the driver changes: any path at all, with the driver range it needs.
+        witness = next(solver.solutions(freed, deadline=deadline), None)
+        return [Fix({Layer.driver: []}, witness, _forces(kg, plan, witness, layers))] if witness else []
+    answers = solver.find(freed, project, deadline=deadline)
+    groups: dict[tuple, list] = {}
+    for combo, path in answers:
+        if all(problem.pins.get(l) and c in problem.pins[l] for l, c in zip(project, combo)):
+            continue  # not a change
+        key = tuple(_equivalence_key(kg, l, c, path) for l, c in zip(project, combo))
+        groups.setdefault(key, [])
+        groups[key].append((combo, path))
+    fixes = []
+    originals = {l: problem.pins.get(l, frozenset()) for l in project}
+
+    def closeness(combo) -> tuple:
+        return tuple(_distance(kg, originals[l], c) for l, c in zip(project, combo))
+
+    for key in sorted(groups, key=lambda k: min(closeness(c) for c, _ in groups[k])):
+        members = sorted(groups[key], key=lambda m: closeness(m[0]))
+        path = members[0][1]
+        changes = {l: list(dict.fromkeys(c[i] for c, _ in members))[:MAX_ALTERNATIVES] for i, l in enumerate(project)}
+        if Layer.driver in layers:
+            changes[Layer.driver] = []
+        fixes.append(Fix(changes, path, _forces(kg, plan, path, layers), bool(path.unofficial_used())))
+    return fixes
+
+
+def _distance(kg: KnowledgeGraph, originals: frozenset[str], value: str) -> tuple:
+    """How far a replacement is from what the user asked for: same family first, then
+    the nearest version (newer before older on a tie), then by name."""
+    from gpulane.versions import parse_version
+
+    node = kg.nodes[value]
+    best: tuple = (1, (1 << 20,), 1, node.name)
+    for orig_id in originals:
+        orig = kg.nodes.get(orig_id)
+        if orig is None:
+            continue
+        same_family = (orig.family or "") == (node.family or "") and orig.family is not None
+        if same_family and orig.version and node.version:
+            try:
+                a, b = parse_version(orig.version).release, parse_version(node.version).release
+                width = max(len(a), len(b))
+                a, b = a + (0,) * (width - len(a)), b + (0,) * (width - len(b))
+                cand = (0, tuple(abs(x - y) for x, y in zip(a, b)), 0 if b >= a else 1, node.name)
+            except Exception:
+                cand = (0, (1 << 19,), 1, node.name)
+        else:
+            cand = (0 if same_family else 1, (1 << 20,), 1, node.name)
+        best = min(best, cand)
+    return best
+
+
+def _equivalence_key(kg: KnowledgeGraph, layer: Layer, value: str, path: Path) -> tuple:
+    """Replacements with the same key are shown as one alternative ("A | B | C")."""
+    if layer is Layer.gpu:
+        return (layer.value, path.values.get(Layer.arch))
+    if layer is Layer.os:
+        node = kg.nodes[value]
+        return (layer.value, node.platform.value if node.platform else None)
+    node = kg.nodes[value]
+    return (layer.value, node.family or value)
+
+
+def _forces(kg: KnowledgeGraph, plan: Plan, path: Path, changed: tuple[Layer, ...]) -> dict[Layer, str]:
+    """What the new path needs at layers the user did not choose (toolkit, framework, driver)."""
+    out: dict[Layer, str] = {}
+    for layer in LAYER_ORDER:
+        if layer in plan.problem.pins or layer in changed or layer in (Layer.gpu, Layer.arch):
+            continue
+        if layer is Layer.driver:
+            if path.driver_facts and path.driver_range is not None:
+                out[layer] = path.driver_range.describe()
+            continue
+        value = path.values.get(layer)
+        if value is None:
+            continue
+        if is_pseudo(value):
+            owner = path.skipped_by.get(layer)
+            out[layer] = ("not used by " if value.endswith("not_used") else "bundled by ") + \
+                (kg.nodes[owner].name if owner else "?")
+        else:
+            out[layer] = kg.nodes[value].name
+    return out
