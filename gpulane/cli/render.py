@@ -20,6 +20,8 @@ def path_line(kg: KnowledgeGraph, path, skip: tuple[str, ...] = ()) -> str:
             parts.append(f"driver {hop['name']}")
             continue
         name = hop["name"]
+        if hop["node"] is None:
+            name = f"{hop['layer']} {name}"
         if hop.get("bundled_by") and hop["node"]:
             name += f" (in {kg.nodes[hop['bundled_by']].name})"
         parts.append(name)
@@ -45,6 +47,7 @@ def find_text(kg: KnowledgeGraph, result: FindResult) -> str:
     lines = [f"{len(result.answers)} {what} answer{'s' if len(result.answers) != 1 else ''}"
              f" ({len(groups)} group{'s' if len(groups) != 1 else ''} with the same path):"]
     skip = tuple(l.value for l in result.project)
+    caveat_ids: dict[str, int] = {}
     for combos, path in groups:
         names = [" + ".join(kg.nodes[c].name for c in combo) for combo in combos]
         shown = " | ".join(names[:GROUP_SHOWN]) + (f" | … (+{len(names) - GROUP_SHOWN})" if len(names) > GROUP_SHOWN else "")
@@ -53,12 +56,25 @@ def find_text(kg: KnowledgeGraph, result: FindResult) -> str:
         note = _unofficial_note(kg, path)
         if note:
             lines.append(f"      {note}")
-        caveats = sorted({c for e in path.edges for c in e.caveats})
-        for c in caveats[:3]:
-            lines.append(f"      caveat: {c}")
+        gaps = _gaps(kg, path)
+        if gaps:
+            lines.append(f"      unknown (no source): {gaps}")
+        for c in sorted({c for e in path.edges for c in e.caveats}):
+            if c not in caveat_ids:
+                caveat_ids[c] = len(caveat_ids) + 1
+        refs = sorted({caveat_ids[c] for e in path.edges for c in e.caveats})
+        if refs:
+            lines.append("      caveats: " + ", ".join(f"[{r}]" for r in refs))
+    for text, number in caveat_ids.items():
+        lines.append(f"[{number}] {text}")
     if result.truncated:
         lines.append("(stopped at the time limit: more answers may exist)")
     return "\n".join(lines)
+
+
+def _gaps(kg: KnowledgeGraph, path) -> str:
+    return "; ".join(f"{e.upper.value} {kg.nodes[e.upper_node].name} → {e.lower.value} {kg.nodes[e.lower_node].name}"
+                     for e in path.edges if e.verdict == "unknown")
 
 
 def find_json(kg: KnowledgeGraph, result: FindResult) -> dict:
@@ -87,6 +103,9 @@ def paths_text(kg: KnowledgeGraph, result: PathsResult) -> str:
         note = _unofficial_note(kg, path)
         if note:
             lines.append(f"    {note}")
+        gaps = _gaps(kg, path)
+        if gaps:
+            lines.append(f"    unknown (no source): {gaps}")
     if result.more:
         lines.append(f"(first {result.limit}; more exist: raise the limit)")
     return "\n".join(lines)

@@ -527,22 +527,24 @@ class Solver:
                 unknown += e.verdict == "unknown"
         return no, unknown
 
-    def closest(self, problem: Problem, deadline: float, max_steps: int = 200_000) -> tuple[Path | None, bool]:
+    def closest(self, problem: Problem, deadline: float, max_steps: int = 200_000,
+                max_no: int | None = None, domains: dict[Layer, list[str]] | None = None) -> tuple[Path | None, bool]:
         """The complete path with the fewest "not supported" then "unknown" edges.
 
         Branch and bound, pinned layers first, each level trying the values
         that break least so far first. Returns (path, complete) where complete
         is False when the step or time budget cut the search.
         """
-        doms = self._hardware_narrowed(problem, self.domains(problem))
+        doms = self._hardware_narrowed(problem, domains or self.domains(problem))
         if any(not v for v in doms.values()):
             return None, True
-        order = sorted(doms, key=lambda l: (l not in problem.pins, len(doms[l]), _RANK[l]))
+        order = sorted(doms, key=lambda l: (l not in problem.pins and len(doms[l]) > 1, len(doms[l]), _RANK[l]))
         pairs_by_layer: dict[Layer, list[tuple[Layer, Layer]]] = {l: [] for l in order}
         for i, layer in enumerate(order):
             for other in order[:i]:
                 pairs_by_layer[layer].append((layer, other) if _RANK[layer] > _RANK[other] else (other, layer))
-        best: list = [None, (1 << 30, 1 << 30)]
+        # With max_no, paths with more "not supported" edges are never explored.
+        best: list = [None, (1 << 30, 1 << 30) if max_no is None else (max_no + 1, -1)]
         steps = [0]
         cut = [False]
         values: dict[Layer, str] = {}
@@ -584,7 +586,9 @@ class Solver:
     def find(self, problem: Problem, project: list[Layer], limit: int | None = None,
              deadline: float | None = None) -> list[tuple[tuple[str, ...], Path]]:
         """One witness path per distinct value of the projected layers."""
-        base = self.propagate(problem, self.domains(problem))
+        base = self.domains(problem)
+        if not problem.lenient:
+            base = self.propagate(problem, base)
         if any(not v for v in base.values()):
             return []
         answers = []
@@ -594,7 +598,12 @@ class Solver:
             doms = dict(base)
             for l, c in zip(project, combo):
                 doms[l] = [c]
-            witness = next(self.solutions(problem, doms, deadline=deadline), None)
+            if problem.lenient:
+                # The witness with the fewest unknown edges, and none that is not supported.
+                witness, _ = self.closest(problem, deadline if deadline else time.perf_counter() + 5,
+                                          max_steps=2_000, max_no=0, domains=doms)
+            else:
+                witness = next(self.solutions(problem, doms, deadline=deadline), None)
             if witness is not None:
                 answers.append((combo, witness))
                 if limit is not None and len(answers) >= limit:

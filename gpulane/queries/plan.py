@@ -32,7 +32,7 @@ ATTRIBUTES: dict[str, tuple[Layer, str]] = {
     "distro": (Layer.os, "family"),
 }
 _EVIDENCE = {"workaround": Status.workaround, "workarounds": Status.workaround, "community": Status.community,
-             "unofficial": None, "all": None}
+             "unofficial": None, "all": None, "unknown": "unknown"}
 _NUMERIC = {"vram_gb"}
 _VERSIONED = {"compute_capability", "version"}
 
@@ -101,14 +101,18 @@ def plan(kg: KnowledgeGraph, st: Statement) -> Plan:
         order = (order_layer, st.order[2])
 
     allow = set(OFFICIAL_POSITIVE)
+    lenient = False
     for word, span in st.allow:
         key = word.lower()
         if key not in _EVIDENCE:
             close = difflib.get_close_matches(key, list(_EVIDENCE), n=1)
             raise QueryError(f"unknown evidence level '{word}'", text, span,
-                             f"did you mean '{close[0]}'?" if close else "allow workaround, community, or all",
+                             f"did you mean '{close[0]}'?" if close else "allow workaround, community, all, or unknown",
                              code="unknown_evidence")
         status = _EVIDENCE[key]
+        if status == "unknown":
+            lenient = True  # paths whose only gaps are edges no source covers, labelled as such
+            continue
         allow.update([status] if status else [Status.workaround, Status.community])
 
     keep: list[Layer] = []
@@ -126,7 +130,7 @@ def plan(kg: KnowledgeGraph, st: Statement) -> Plan:
 
     top = max((_rank(l) for l in mentioned), default=_rank(Layer.arch))
     scope = tuple(l for l in LAYER_ORDER if _rank(l) <= max(top, _rank(Layer.arch)))
-    problem = Problem(pins, scope, frozenset(allow), driver)
+    problem = Problem(pins, scope, frozenset(allow), driver, lenient=lenient)
     return Plan(st, problem, project, order, st.limit, keep, pinned, labels, filters)
 
 

@@ -106,12 +106,22 @@ class PathsResult:
     empty_reason: str | None = None
 
 
+def _kind_of(kg: KnowledgeGraph, layer: Layer, value: str) -> tuple:
+    """What makes two answers of a layer alike: a GPU's architecture, an OS's platform, a family."""
+    node = kg.nodes[value]
+    if layer is Layer.gpu:
+        return ("arch", tuple(kg.arch_of(value)))
+    if layer is Layer.os:
+        return ("platform", node.platform.value if node.platform else None)
+    return ("family", node.family)
+
+
 def group_answers(kg: KnowledgeGraph, result: FindResult) -> list[tuple[list[tuple[str, ...]], Path]]:
     """Answers whose witnesses differ only in the projected layers, grouped."""
     groups: dict[tuple, list] = {}
     order: list[tuple] = []
     for combo, path in result.answers:
-        key_parts = []
+        key_parts = [_kind_of(kg, layer, value) for layer, value in zip(result.project, combo)]
         for layer in LAYER_ORDER:
             if layer in result.project or layer not in path.values:
                 continue

@@ -75,8 +75,24 @@ def paths(kg: KnowledgeGraph, p: Plan) -> PathsResult:
 
 
 def _why_empty(kg: KnowledgeGraph, p: Plan) -> str:
-    """Which filter emptied the answer: add filters in the order written until none is left."""
+    """Why nothing was found: missing knowledge (paths exist with unknown edges), or
+    the filter that emptied the answer (filters added in the order written)."""
     solver = solver_for(kg)
+    if not p.problem.lenient:
+        project = p.project or [Layer.gpu]
+        lenient = replace(p.problem, lenient=True)
+        found = solver.find(lenient, project, limit=50, deadline=time.perf_counter() + FIND_TIME_BUDGET_S / 4)
+        if found:
+            gaps: dict[str, int] = {}
+            for _, path in found:
+                for e in path.edges:
+                    if e.verdict == "unknown":
+                        key = f"{e.upper.value} {kg.nodes[e.upper_node].name} → {e.lower.value}"
+                        gaps[key] = gaps.get(key, 0) + 1
+            top = ", ".join(k for k, _ in sorted(gaps.items(), key=lambda kv: -kv[1])[:3])
+            more = "50 or more" if len(found) >= 50 else str(len(found))
+            return (f"no path is fully backed by sources, but {more} candidate(s) are blocked only by missing "
+                    f"knowledge ({top}); add 'allow unknown' to list them, labelled")
     conds = p.statement.conditions
     project = p.project or [Layer.gpu]
     previous = None
