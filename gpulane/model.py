@@ -117,6 +117,8 @@ class Node(BaseModel):
     # CUDA/ROCm runtime; llama.cpp's HIP build uses no framework).
     layers: dict[Layer, Literal["not_used", "bundled"]] = {}
     source: Optional[str] = None
+    # Attributes stated by another document than `source`: {vram_gb: nvidia-nim-llm-gpu-specs}.
+    attribute_sources: dict[str, str] = {}
     note: Optional[str] = None
 
     @field_validator("id")

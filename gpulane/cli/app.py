@@ -74,7 +74,11 @@ def show(name: str = typer.Argument(..., help="A node's name or alias: '7900 XTX
         typer.echo(f"  {key}: {shown}")
     if node.source and node.source in kg.sources:
         src = kg.sources[node.source]
-        typer.echo(f"  attributes from: {src.title} ({src.url}) · reviewed {src.reviewed}")
+        typer.echo(f"  attributes from: {src.publisher}: {src.title} ({src.url}) · reviewed {src.reviewed}")
+    for attr, src_id in node.attribute_sources.items():
+        if src_id in kg.sources:
+            src = kg.sources[src_id]
+            typer.echo(f"  {attr} from: {src.publisher}: {src.title} ({src.url}) · reviewed {src.reviewed}")
     if facts:
         typer.echo(f"facts ({len(facts)}):")
         for cf in facts:

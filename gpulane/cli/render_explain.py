@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from gpulane.cli.render_kb import describe_selector
+from gpulane.cli.render_kb import describe_selector, source_citation
 from gpulane.graph.kb import CompiledFact, KnowledgeGraph
 from gpulane.graph.solver import Edge, is_pseudo
 from gpulane.model import LAYER_ORDER, Layer, Relation, Status
@@ -16,9 +16,6 @@ __all__ = ["explain_text", "explain_json", "fix_text", "fix_json", "break_reason
 
 _VERDICT = {"supported": "✓ supported", "not_supported": "✗ not supported", "unknown": "? unknown"}
 _MARK = {"ok": "✓", "no": "✗", "unknown": "?"}
-_STATUS_WORDS = {Status.supported: "supported", Status.deprecated: "deprecated",
-                 Status.unsupported: "stated unsupported", Status.workaround: "workaround (unofficial)",
-                 Status.community: "community report (unofficial)"}
 _COLUMN = 62
 
 
@@ -42,14 +39,7 @@ def _headline(kg: KnowledgeGraph, answer: ExplainAnswer) -> str:
     return " · ".join(parts)
 
 
-def citation(kg: KnowledgeGraph, cf: CompiledFact) -> str:
-    """'Publisher: title, section · status · reviewed DATE'."""
-    src = kg.source_of(cf)
-    reviewed = kg.reviewed(cf)
-    title = f"{src.publisher}: {src.title}" if src else (cf.fact.source or "no source")
-    section = f", {cf.fact.section}" if cf.fact.section else ""
-    date = f" · reviewed {reviewed.isoformat()}" if reviewed else ""
-    return f"{title}{section} · {_STATUS_WORDS[cf.status]}{date}"
+citation = source_citation
 
 
 def break_reason(kg: KnowledgeGraph, e: Edge, facts: list[CompiledFact], kind: str) -> str:

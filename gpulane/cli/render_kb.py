@@ -30,6 +30,8 @@ def node_json(kg: KnowledgeGraph, node: Node) -> dict:
                 attrs["family"] = fam
     out["attributes"] = attrs
     out["source"] = node.source
+    if node.attribute_sources:
+        out["attribute_sources"] = dict(node.attribute_sources)
     if node.note:
         out["note"] = node.note
     return out
@@ -90,15 +92,18 @@ def fact_line(kg: KnowledgeGraph, cf: CompiledFact, perspective: str | None = No
     return text
 
 
-def source_citation(kg: KnowledgeGraph, cf: CompiledFact, today: dt.date | None = None) -> str:
-    """'title, section · status · reviewed DATE' for a fact."""
+_STATUS_WORDS = {"supported": "supported", "deprecated": "deprecated", "unsupported": "stated unsupported",
+                 "workaround": "workaround (unofficial)", "community": "community report (unofficial)"}
+
+
+def source_citation(kg: KnowledgeGraph, cf: CompiledFact) -> str:
+    """'Publisher: title, section · status · reviewed DATE' for a fact."""
     src = kg.source_of(cf)
     reviewed = kg.reviewed(cf)
-    title = src.title if src else (cf.fact.source or "no source")
+    title = f"{src.publisher}: {src.title}" if src else (cf.fact.source or "no source")
     section = f", {cf.fact.section}" if cf.fact.section else ""
-    status = "official" if cf.status.value in ("supported", "unsupported") else cf.status.value
     date = f" · reviewed {reviewed.isoformat()}" if reviewed else ""
-    return f"{title}{section} · {status}{date}"
+    return f"{title}{section} · {_STATUS_WORDS[cf.status.value]}{date}"
 
 
 def age_days(reviewed: dt.date | None, today: dt.date | None = None) -> int | None:

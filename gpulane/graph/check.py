@@ -55,6 +55,11 @@ def check_graph(kg: KnowledgeGraph, today: dt.date | None = None) -> list[Proble
             add("error", "nodes", i, f"node '{node.id}': no source")
         elif node.source not in kg.sources:
             add("error", "nodes", i, f"node '{node.id}': source '{node.source}' is not defined")
+        for attr, src_id in node.attribute_sources.items():
+            if src_id not in kg.sources:
+                add("error", "nodes", i, f"node '{node.id}': source '{src_id}' of {attr} is not defined")
+            if not hasattr(node, attr) or getattr(node, attr) in (None, [], {}):
+                add("error", "nodes", i, f"node '{node.id}': attribute_sources names {attr}, which the node does not set")
         for name in {node.name, *node.aliases}:
             key = (node.layer, normalise(name))
             other = seen_keys.get(key)

@@ -98,6 +98,7 @@ class Path:
     driver_range: VersionRange | None
     driver_facts: list[CompiledFact]
     edges: list[Edge]
+    driver_pin: str | None = None
 
     @property
     def verdict(self) -> str:
@@ -387,7 +388,8 @@ class Solver:
                 edges.append(e)
         drange, dfacts, dedges = self._driver(values, problem)
         edges.extend(dedges)
-        return Path(dict(values), skipped_by, drange, dfacts, edges)
+        return Path(dict(values), skipped_by, drange, dfacts, edges,
+                    problem.driver.text if problem.driver else None)
 
     def _driver(self, values: dict[Layer, str], problem: Problem):
         """Intersect the driver requirements of the path's nodes; check the pinned driver."""
@@ -598,12 +600,14 @@ class Solver:
             doms = dict(base)
             for l, c in zip(project, combo):
                 doms[l] = [c]
-            if problem.lenient:
-                # The witness with the fewest unknown edges, and none that is not supported.
-                witness, _ = self.closest(problem, deadline if deadline else time.perf_counter() + 5,
-                                          max_steps=2_000, max_no=0, domains=doms)
-            else:
-                witness = next(self.solutions(problem, doms, deadline=deadline), None)
+            witness = next(self.solutions(problem, doms, deadline=deadline), None)
+            if problem.lenient and witness is not None and _gaps(witness) > 1:
+                # Look briefly for a witness with fewer unknown edges (none not supported).
+                soon = time.perf_counter() + 0.05
+                better, _ = self.closest(problem, min(deadline, soon) if deadline else soon,
+                                         max_steps=500, max_no=0, domains=doms)
+                if better is not None and _gaps(better) < _gaps(witness):
+                    witness = better
             if witness is not None:
                 answers.append((combo, witness))
                 if limit is not None and len(answers) >= limit:
@@ -624,6 +628,10 @@ class _Desc:
 
     def __eq__(self, other) -> bool:
         return self.v == other.v
+
+
+def _gaps(path: Path) -> int:
+    return sum(e.verdict == "unknown" for e in path.edges)
 
 
 def _pseudo_for(kind: str) -> str:

@@ -67,14 +67,11 @@ def load_cached(key: str, build: Callable[[], object], directory: Path | None = 
 def _decode(blob: bytes, key: str) -> object | None:
     if not blob.startswith(_MAGIC):
         return None
-    header_end = len(_MAGIC) + 64 + 1 + 64 + 1
-    header = blob[len(_MAGIC):header_end]
-    try:
-        stored_key, digest = header.decode("ascii").split("\n")[:2]
-    except (UnicodeDecodeError, ValueError):
+    parts = blob[len(_MAGIC):].split(b"\n", 2)
+    if len(parts) != 3:
         return None
-    payload = blob[header_end:]
-    if stored_key != key or hashlib.sha256(payload).hexdigest() != digest:
+    stored_key, digest, payload = parts
+    if stored_key != key.encode() or hashlib.sha256(payload).hexdigest().encode() != digest:
         return None
     try:
         return pickle.loads(payload)  # noqa: S301 - verified against its own digest and key

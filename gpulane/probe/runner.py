@@ -89,10 +89,6 @@ def read_packages(names: dict[str, str] = PACKAGES,
     return out
 
 
-def _text(run: ToolRun) -> str | None:
-    return run.text if run.problem in (None,) or (run.text and run.problem.startswith("exit")) else None
-
-
 def probe_machine(run: Runner = run_tool, os_release: Path = Path("/etc/os-release"),
                   python: str = sys.executable) -> Found:
     """Read this machine: NVIDIA and AMD tools, the OS and kernel, and the Python stack."""

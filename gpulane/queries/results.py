@@ -69,6 +69,8 @@ def hop_list(kg: KnowledgeGraph, path: Path) -> list[dict]:
 
 
 def _driver_words(path: Path) -> str:
+    if path.driver_pin:
+        return path.driver_pin
     if not path.driver_facts:
         return "any (no stated requirement)"
     return path.driver_range.describe()
