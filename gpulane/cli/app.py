@@ -222,8 +222,16 @@ def paths(words: list[str] = typer.Argument(None, help="where ... [order by LAYE
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def explain(words: list[str] = typer.Argument(None, help='gpu = "RX 6700 XT", os = "Ubuntu 22.04", ...'),
             plan_file: Optional[Path] = typer.Option(None, "--plan", help="Read the configuration from YAML/JSON."),
+            error: Optional[str] = typer.Option(None, "--error", help="An error message to diagnose."),
+            probe: bool = typer.Option(False, "--probe", help="With --error: use this machine's configuration."),
             as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
-    """Does a configuration work? If not, which edge breaks, and why."""
+    """Does a configuration work? If not, which edge breaks, and why. With --error, which edge an error implicates."""
+    if error is not None:
+        from gpulane.cli.probe_commands import explain_error
+
+        config = _config_text(words, plan_file) if (words or plan_file) else None
+        explain_error(error, config, as_json, probe=probe)
+        return
     _run_statement("explain " + _config_text(words, plan_file), as_json)
 
 
@@ -233,6 +241,28 @@ def fix(words: list[str] = typer.Argument(None, help='gpu = "RX 7900 XTX", os = 
         as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
     """The smallest verified changes that make a blocked plan work."""
     _run_statement("fix " + _config_text(words, plan_file), as_json)
+
+
+@app.command()
+def probe(as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
+    """Read this machine's GPU, driver, OS and Python stack, and explain that configuration."""
+    from gpulane.cli.probe_commands import probe_command
+
+    probe_command(as_json)
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def record(words: list[str] = typer.Argument(None, help='gpu = "RX 7900 XTX", os = "Ubuntu 24.04", app = vLLM'),
+           plan_file: Optional[Path] = typer.Option(None, "--plan", help="Read the configuration from YAML/JSON."),
+           fmt: str = typer.Option("markdown", "--format", help="markdown, json or mermaid."),
+           model: Optional[str] = typer.Option(None, "--model", help="The model and its format, as you state it."),
+           quantization: Optional[str] = typer.Option(None, "--quantization", help="The quantization you plan."),
+           context: Optional[str] = typer.Option(None, "--context", help="The context length you plan."),
+           output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write to a file (atomically).")):
+    """Write the pre-purchase compatibility record of a configuration."""
+    from gpulane.cli.probe_commands import record_command
+
+    record_command(_config_text(words, plan_file), fmt, model, quantization, context, output)
 
 
 @app.command()
@@ -342,6 +372,8 @@ def main() -> None:
     except GpulaneError as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(2)
+    except KeyboardInterrupt:
+        sys.exit(130)
 
 
 if __name__ == "__main__":

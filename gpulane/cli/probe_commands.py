@@ -46,7 +46,9 @@ def probe_report(kg, found):
 
     cfg = configuration_from(kg, found)
     text = cfg.statement()
-    answer = explain(kg, compile_query(kg, "explain " + text)) if text else None
+    # Without a GPU (or its architecture) any path would show an invented example GPU.
+    has_hardware = "gpu =" in (text or "") or "arch =" in (text or "")
+    answer = explain(kg, compile_query(kg, "explain " + text)) if text and has_hardware else None
     others = []
     resolved_apps = [a for a in cfg.apps if a.resolved]
     for app in resolved_apps[1:]:
@@ -123,7 +125,12 @@ def probe_text(kg, found) -> str:
     for note in cfg.notes:
         lines.append(f"note: {note}")
     if answer is None:
-        lines.append("nothing found here resolves to a knowledge-base name; nothing to explain")
+        if not found.has_gpu:
+            os_part = next((p.strip() for p in (text or "").split(",") if p.strip().startswith("os =")), None)
+            hint = f"gpulane find gpu where {os_part}" if os_part else "gpulane find gpu where os = ..."
+            lines.append(f"nothing to explain without a GPU; to see which GPUs have supported paths here: {hint}")
+        else:
+            lines.append("nothing found here resolves to a knowledge-base name; nothing to explain")
         return "\n".join(lines)
     lines.append(f"configuration: {text}")
     lines.append(explain_text(kg, answer))

@@ -193,7 +193,7 @@ def explain_json(kg: KnowledgeGraph, answer: ExplainAnswer) -> dict:
            "breaks": [_break_json(kg, b) for b in answer.breaks],
            "conflict": ({"choices": [l.value for l in answer.conflict.choices],
                          "facts": [cf.id for cf in answer.conflict.facts]} if answer.conflict else None),
-           "workarounds": [{"fact": w.fact.id, "status": w.fact.status.value, "action": w.fact.action,
+           "workarounds": [{"fact": w.fact.id, "status": w.fact.status.value, "action": w.fact.fact.action,
                             "verified": w.verified, "conditions": {k.value: v.model_dump(mode="json", exclude_none=True)
                                                                    for k, v in w.fact.fact.when.items()},
                             "source": _source_json(kg, w.fact)} for w in answer.workarounds],

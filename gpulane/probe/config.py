@@ -140,7 +140,7 @@ def _gpu(kg: KnowledgeGraph, found: Found, cfg: Configuration) -> None:
             cfg.notes.append(f"amdgpu driver {found.amd.driver_version} is reported but not used in the explanation")
         return
     cfg.notes.append("no GPU found (no nvidia-smi, rocminfo or amd-smi answered with a GPU); "
-                     "the explanation covers the OS and the Python stack only")
+                     "only the OS and the Python stack are reported")
 
 
 def _place_gpu(kg: KnowledgeGraph, cfg: Configuration, name: str | None, arch: str | None,

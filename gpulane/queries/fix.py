@@ -117,11 +117,11 @@ def _try_change(kg: KnowledgeGraph, plan: Plan, layers: tuple[Layer, ...], deadl
 
 def _distance(kg: KnowledgeGraph, originals: frozenset[str], value: str) -> tuple:
     """How far a replacement is from what the user asked for: same family first, then
-    the nearest version (newer before older on a tie), then by name."""
+    the nearest version (newer before older on a tie). Ties keep the solver's order."""
     from gpulane.versions import parse_version
 
     node = kg.nodes[value]
-    best: tuple = (1, (1 << 20,), 1, node.name)
+    best: tuple = (1, (1 << 20,), 1)
     for orig_id in originals:
         orig = kg.nodes.get(orig_id)
         if orig is None:
@@ -132,11 +132,11 @@ def _distance(kg: KnowledgeGraph, originals: frozenset[str], value: str) -> tupl
                 a, b = parse_version(orig.version).release, parse_version(node.version).release
                 width = max(len(a), len(b))
                 a, b = a + (0,) * (width - len(a)), b + (0,) * (width - len(b))
-                cand = (0, tuple(abs(x - y) for x, y in zip(a, b)), 0 if b >= a else 1, node.name)
+                cand = (0, tuple(abs(x - y) for x, y in zip(a, b)), 0 if b >= a else 1)
             except Exception:
-                cand = (0, (1 << 19,), 1, node.name)
+                cand = (0, (1 << 19,), 1)
         else:
-            cand = (0 if same_family else 1, (1 << 20,), 1, node.name)
+            cand = (0 if same_family else 1, (1 << 20,), 1)
         best = min(best, cand)
     return best
 

@@ -67,7 +67,10 @@ def test_no_gpu_still_reports_os_and_python(kg, capsys):
     assert "no GPU found on this machine" in out
     assert "OS: Debian 12" in out
     assert "torch: unreadable (the torch report was not JSON)" in out
-    assert 'configuration: os = "Debian 12"' in out
+    # No GPU, no invented example GPU: the probe says what to ask instead.
+    assert "configuration:" not in out
+    assert ('nothing to explain without a GPU; to see which GPUs have supported paths here: '
+            'gpulane find gpu where os = "Debian 12"') in out
 
 
 def test_probe_json_shape(kg, capsys):

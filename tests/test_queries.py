@@ -1,0 +1,73 @@
+"""The query language on data files: query → answer, query → exact error text."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from gpulane.errors import QueryError
+from gpulane.queries import run
+from gpulane.queries.results import hop_list
+from tests.conftest import TESTS, graph_for
+
+FIND = yaml.safe_load((TESTS / "queries" / "find_cases.yaml").read_text())
+PATHS = yaml.safe_load((TESTS / "queries" / "path_cases.yaml").read_text())
+ERRORS = yaml.safe_load((TESTS / "queries" / "error_cases.yaml").read_text())
+
+
+@pytest.mark.parametrize("case", FIND, ids=[c["name"] for c in FIND])
+def test_find_case(case, shipped, mini):
+    kg = graph_for(case["kb"], shipped, mini)
+    result = run.find(kg, run.compile_query(kg, case["query"]))
+    got = {combo[0] for combo, _ in result.answers}
+    if "answers" in case:
+        assert got == set(case["answers"])
+    for node in case.get("includes", []):
+        assert node in got, node
+    for node in case.get("excludes", []):
+        assert node not in got, node
+    if "unofficial" in case:
+        assert {c[0] for c, path in result.answers if path.unofficial_used()} == set(case["unofficial"])
+    for _, path in result.answers:
+        if "allow unknown" not in case["query"]:
+            assert path.verdict == "supported"
+        assert all(e.verdict != "no" for e in path.edges)
+
+
+@pytest.mark.parametrize("case", PATHS, ids=[c["name"] for c in PATHS])
+def test_paths_case(case, shipped, mini):
+    kg = graph_for(case["kb"], shipped, mini)
+    result = run.paths(kg, run.compile_query(kg, case["query"]))
+    assert len(result.paths) == case["count"]
+    for path in result.paths:
+        assert path.verdict == "supported"
+        for layer, node in case.get("every", {}).items():
+            assert path.values[layer] == node
+        if "framework_family" in case:
+            assert kg.nodes[path.values["framework"]].family == case["framework_family"]
+        hops = {h["layer"]: h["name"] for h in hop_list(kg, path)}
+        for layer, name in case.get("hops", {}).items():
+            assert hops[layer] == name
+    if "toolkits_in_order" in case:
+        assert [p.values["toolkit"] for p in result.paths] == case["toolkits_in_order"]
+
+
+@pytest.mark.parametrize("case", ERRORS, ids=[c["query"] for c in ERRORS])
+def test_error_case(case, mini):
+    with pytest.raises(QueryError) as info:
+        plan = run.compile_query(mini, case["query"])
+        run.find(mini, plan)
+    assert info.value.render() == case["error"]
+
+
+def test_empty_answer_names_the_filter(mini):
+    result = run.find(mini, run.compile_query(mini, 'find gpu where vendor = nvidia and toolkit = rocm6.2'))
+    assert result.answers == []
+    assert result.empty_reason == "no answer once 'toolkit = rocm6.2' is added; with 'vendor = nvidia' there are answers"
+
+
+def test_empty_answer_says_when_knowledge_is_missing(mini):
+    result = run.find(mini, run.compile_query(mini, "find gpu where app = AppZ"))
+    assert result.empty_reason == ("no path is fully backed by sources, but 4 candidate(s) are blocked only by "
+                                   "missing knowledge (app AppZ → framework, app AppZ → os, app AppZ → arch); "
+                                   "add 'allow unknown' to list them, labelled")
