@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from gpulane.errors import KBInvalidError
-from gpulane.graph.check import check_graph
 from gpulane.graph.kb import KnowledgeGraph
 from gpulane.loaders.cache import files_key, load_cached
 from gpulane.loaders.kbfiles import default_data_dir, kb_files, load_files
@@ -21,12 +20,16 @@ def build_graph(data_dir: Path | None = None, strict: bool = True) -> KnowledgeG
     With ``strict``, a knowledge base that `kb check` finds errors in is refused
     (KBInvalidError); malformed files always raise KBLoadError.
     """
+    from gpulane.graph.check import check_graph
+    from gpulane.queries.run import solver_for
+
     files = kb_files(Path(data_dir) if data_dir else default_data_dir())
     kg = KnowledgeGraph(load_files(files))
     if strict:
         errors = [str(p) for p in check_graph(kg) if p.severity == "error"]
         if errors:
             raise KBInvalidError(errors)
+        solver_for(kg)  # its tables travel with the cached graph
     return kg
 
 

@@ -77,7 +77,7 @@ Vendor = Literal["amd", "nvidia", "intel", "any"]
 class Source(BaseModel):
     """A published document that facts restate."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     id: str
     url: str
@@ -98,7 +98,7 @@ class Source(BaseModel):
 class Node(BaseModel):
     """One thing in one layer: a GPU, an architecture, an OS release, ..."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     id: str
     layer: Layer
@@ -146,7 +146,7 @@ class Selector(BaseModel):
     Attribute fields combine with AND.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     layer: Optional[Layer] = None
     ids: Optional[list[str]] = None
@@ -178,7 +178,7 @@ class Selector(BaseModel):
 class Fact(BaseModel):
     """One cited claim relating a subject node to the nodes of another layer."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     id: str
     relation: Relation
@@ -221,7 +221,7 @@ class Fact(BaseModel):
 class KBFile(BaseModel):
     """The content of one knowledge-base file."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     sources: list[Source] = []
     nodes: list[Node] = []

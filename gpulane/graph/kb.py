@@ -12,8 +12,6 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Iterable
 
-import networkx as nx
-
 from gpulane.graph.compat import build_target_kind, runs_on
 from gpulane.graph.names import NameIndex
 from gpulane.loaders.kbfiles import KnowledgeBase, Origin
@@ -171,9 +169,6 @@ class KnowledgeGraph:
         self.by_subject: dict[tuple[str, Layer], list[CompiledFact]] = {}
         self.by_node: dict[str, list[CompiledFact]] = {}
         self.layer_pairs: set[frozenset[Layer]] = set()
-        self.graph = nx.MultiDiGraph()
-        for nid, node in self.nodes.items():
-            self.graph.add_node(nid, layer=node.layer.value)
         for cf in self.facts:
             for s in cf.subjects:
                 self.by_subject.setdefault((s, cf.target.layer), []).append(cf)
@@ -182,10 +177,6 @@ class KnowledgeGraph:
             if cf.target.ids is not None:
                 for o in cf.target.ids:
                     self.by_node.setdefault(o, []).append(cf)
-                    for s in cf.subjects:
-                        if s in self.nodes and o in self.nodes:
-                            self.graph.add_edge(s, o, key=cf.id, relation=cf.fact.relation.value,
-                                                status=cf.status.value)
         # Positive pairs per layer pair, in both directions, for constraint propagation.
         self.positive_pairs: dict[tuple[Layer, Layer], dict[str, set[str]]] = {}
         for cf in self.facts:
@@ -198,6 +189,32 @@ class KnowledgeGraph:
                 fwd.setdefault(s, set()).update(cf.target.ids)
                 for o in cf.target.ids:
                     back.setdefault(o, set()).add(s)
+
+    @property
+    def graph(self):
+        """The facts as a networkx MultiDiGraph (subject → object, one edge per fact).
+
+        Built on first use and not cached with the graph: networkx is for
+        exploration (neighbourhoods, reachability), the solver uses the indices.
+        """
+        if getattr(self, "_nx", None) is None:
+            import networkx as nx
+
+            g = nx.MultiDiGraph()
+            for nid, node in self.nodes.items():
+                g.add_node(nid, layer=node.layer.value)
+            for cf in self.facts:
+                for o in cf.target.ids or ():
+                    for s in cf.subjects:
+                        if s in self.nodes and o in self.nodes:
+                            g.add_edge(s, o, key=cf.id, relation=cf.fact.relation.value, status=cf.status.value)
+            self._nx = g
+        return self._nx
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_nx", None)
+        return state
 
     # -- lookups -----------------------------------------------------------------
 

@@ -34,7 +34,16 @@ _STATEMENTS = "find, paths, explain, fix, why, show or list"
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
     grammar = (Path(__file__).parent / "grammar.lark").read_text()
-    return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=False)
+    options = dict(parser="lalr", propagate_positions=True, maybe_placeholders=False)
+    try:
+        from gpulane.loaders.cache import cache_dir
+
+        folder = cache_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        # lark keys its cache file on the grammar and options, and rebuilds a bad one.
+        return Lark(grammar, cache=str(folder / "grammar.lark.cache"), **options)
+    except Exception:
+        return Lark(grammar, **options)
 
 
 def _span(token: Token) -> Span:
