@@ -7,7 +7,22 @@ from gpulane.queries.results import FindResult, PathsResult, group_answers, hop_
 
 __all__ = ["find_text", "find_json", "paths_text", "paths_json", "path_line"]
 
-GROUP_SHOWN = 6
+GROUP_SHOWN = 24
+
+
+def compact_names(names: list[str], shown: int = GROUP_SHOWN) -> str:
+    """'ROCm 7.2.0 | 7.1.1 | 7.1.0': words all names start with are written once."""
+    if not names:
+        return ""
+    split = [n.split(" ") for n in names]
+    common = 0
+    while all(len(w) > common + 1 for w in split) and len({tuple(w[:common + 1]) for w in split}) == 1:
+        common += 1
+    rest = [" ".join(w[common:]) for w in split[1:shown]]
+    text = " | ".join([names[0], *rest])
+    if len(names) > shown:
+        text += f" | … (+{len(names) - shown})"
+    return text
 
 
 def path_line(kg: KnowledgeGraph, path, skip: tuple[str, ...] = ()) -> str:
@@ -50,8 +65,7 @@ def find_text(kg: KnowledgeGraph, result: FindResult) -> str:
     caveat_ids: dict[str, int] = {}
     for combos, path in groups:
         names = [" + ".join(kg.nodes[c].name for c in combo) for combo in combos]
-        shown = " | ".join(names[:GROUP_SHOWN]) + (f" | … (+{len(names) - GROUP_SHOWN})" if len(names) > GROUP_SHOWN else "")
-        lines.append(f"  {shown}")
+        lines.append(f"  {compact_names(names)}")
         lines.append(f"      via {path_line(kg, path, skip)}")
         note = _unofficial_note(kg, path)
         if note:

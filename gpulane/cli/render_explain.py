@@ -118,7 +118,10 @@ def explain_text(kg: KnowledgeGraph, answer: ExplainAnswer) -> str:
             if b.candidates:
                 lines.append(f"      (so for every one of {', '.join(_name(kg, c) for c in b.candidates)})")
             for cite, url, ids in _grouped_citations(kg, b.facts)[:2]:
-                head = ids[0] if len(ids) == 1 else f"{ids[0]} and {len(ids) - 1} more"
+                if b.kind == "not_listed" and len(ids) > 1:
+                    head = f"a list of {len(ids)} entries ({ids[0]}, …)"
+                else:
+                    head = ids[0] if len(ids) == 1 else f"{ids[0]} and {len(ids) - 1} more"
                 lines.append(f"      {head}: {cite}")
                 if url:
                     lines.append(f"      {url}")
@@ -223,7 +226,9 @@ def fix_text(kg: KnowledgeGraph, answer: FixAnswer) -> str:
             if layer is Layer.driver and not ids:
                 parts.append(f"driver {was} → {f.forces.get(Layer.driver, 'another driver')}")
                 continue
-            names = " | ".join(_name(kg, x) for x in ids[:6]) + (" | …" if len(ids) > 6 else "")
+            from gpulane.cli.render import compact_names
+
+            names = compact_names([_name(kg, x) for x in ids], shown=8)
             parts.append(f"{layer.value} {was} → {names}")
         tag = " (unofficial evidence)" if f.unofficial else ""
         lines.append(f"  {i}. {'; '.join(parts)}{tag}")

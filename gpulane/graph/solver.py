@@ -496,7 +496,8 @@ class Solver:
             forced: dict[Layer, set[str]] = {}
             for node_id in ids:
                 for cf in self.kg.by_node.get(node_id, []):
-                    if node_id in cf.subjects and cf.positive and cf.target.ids is not None and \
+                    # Only unconditional facts force a layer (vLLM's CUDA wheels say nothing about ROCm).
+                    if node_id in cf.subjects and cf.positive and cf.target.ids is not None and not cf.when and \
                             cf.fact.relation.value in ("has_arch", "built_with", "bundles"):
                         forced.setdefault(cf.target.layer, set()).update(cf.target.ids)
             for layer, allowed in forced.items():

@@ -23,7 +23,8 @@ from gpulane.queries.run import solver_for
 __all__ = ["Fix", "FixAnswer", "fix", "FIX_BUDGET_S", "MAX_FIXES"]
 
 FIX_BUDGET_S = 3.0
-MAX_FIXES = 6
+MAX_FIXES = 8
+MAX_PER_CHANGE = 3  # groups shown per changed layer (or pair), so every layer gets a say
 MAX_ALTERNATIVES = 12
 
 
@@ -71,7 +72,10 @@ def fix(kg: KnowledgeGraph, plan: Plan, budget_s: float = FIX_BUDGET_S) -> FixAn
                 complete = False
                 break
             tried.append(layers)
-            fixes.extend(_try_change(kg, plan, layers, deadline))
+            found = _try_change(kg, plan, layers, deadline)
+            if len(found) > MAX_PER_CHANGE:
+                found, complete = found[:MAX_PER_CHANGE], False
+            fixes.extend(found)
     # Stable sort: within one layer, groups keep their closeness order from _try_change.
     fixes.sort(key=lambda f: (f.size, f.unofficial, sum(LAYER_COST.index(l) for l in f.changes)))
     if len(fixes) > MAX_FIXES:
