@@ -26,7 +26,7 @@ from gpulane.model import ALWAYS_EXHAUSTIVE, Fact, Layer, Node, Selector, Source
 from gpulane.versions import VersionRange
 
 __all__ = ["GL", "KB", "PROV", "FORMATS", "ExportError", "export", "ntriples", "turtle", "jsonld", "to_graph",
-           "node_iri", "fact_iri", "source_iri", "id_from_iri", "DriverKeys", "INF_KEY"]
+           "node_iri", "fact_iri", "HANDLED", "RDF_JSON", "camel", "source_iri", "id_from_iri", "DriverKeys", "INF_KEY"]
 
 GL = "https://gpulane.dev/ns#"
 KB = "https://gpulane.dev/kb/"
@@ -47,6 +47,23 @@ NODE_FIELDS = {"vendor": "vendor", "family": "family", "version": "version", "ll
 SELECTOR_FIELDS = {"vendor": "vendor", "family": "family", "version": "version", "platform": "platform",
                    "compute_capability": "computeCapability"}
 FACT_FIELDS = {"section": "section", "note": "note", "caveat": "caveat", "action": "action"}
+
+# Fields each writer handles itself; any other model field (the schema grows) is
+# written generically as an rdf:JSON literal of gl:<camelCaseName>, so nothing is lost.
+HANDLED = {
+    "Source": {"id", "url", "publisher", "title", "reviewed", *SOURCE_FIELDS},
+    "Node": {"id", "layer", "name", "aliases", "vram_gb", "platform", "kernels", "release_date", "layers",
+             "source", *NODE_FIELDS},
+    "Fact": {"id", "relation", "subject", "object", "when", "status", "exhaustive", "source", "reviewed",
+             *FACT_FIELDS},
+}
+RDF_JSON = RDF + "JSON"
+
+
+def camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
 
 # Ids are percent-encoded so that any id is a valid IRI path segment.
 _SAFE = "-._~+!$&'()*,;=:@"
@@ -188,6 +205,17 @@ def _refuse_duplicates(kg: KnowledgeGraph) -> None:
             seen.add(item.id)
 
 
+def _extra(w: _Writer, s: str, item) -> None:
+    handled = HANDLED[type(item).__name__]
+    fields = type(item).model_fields
+    for name, info in fields.items():
+        value = getattr(item, name)
+        if name in handled or value is None or value == info.default:
+            continue
+        dumped = item.model_dump(mode="json", include={name})[name]
+        w.lit(s, GL + camel(name), json.dumps(dumped, ensure_ascii=False, sort_keys=False), RDF_JSON)
+
+
 def _origin(w: _Writer, kg: KnowledgeGraph, iri: str, kind: str, index: int) -> None:
     w.lit(iri, GL + "position", index)
     origin = kg.kb.origin(kind, index)
@@ -210,6 +238,7 @@ def _source(w: _Writer, kg: KnowledgeGraph, index: int, src: Source) -> None:
             w.lit(s, GL + prop, value)
     if src.reviewed is not None:
         w.lit(s, GL + "reviewed", src.reviewed)
+    _extra(w, s, src)
     _origin(w, kg, s, "sources", index)
 
 
@@ -238,6 +267,7 @@ def _node(w: _Writer, kg: KnowledgeGraph, index: int, node: Node) -> None:
         w.iri(s, GL + ("notUsedLayer" if kind == "not_used" else "bundledLayer"), GL + layer.value)
     if node.source is not None:
         w.iri(s, PROV + "wasDerivedFrom", source_iri(node.source))
+    _extra(w, s, node)
     _origin(w, kg, s, "nodes", index)
 
 
@@ -305,6 +335,7 @@ def _fact(w: _Writer, kg: KnowledgeGraph, index: int, fact: Fact, cf, keys: Driv
     reviewed = fact.reviewed or (src.reviewed if src else None)
     if reviewed is not None:
         w.lit(s, PROV + "generatedAtTime", f"{reviewed.isoformat()}T00:00:00Z", XSD + "dateTime")
+    _extra(w, s, fact)
     _origin(w, kg, s, "facts", index)
     if cf is None:
         return  # its subject is not a node: nothing to expand
