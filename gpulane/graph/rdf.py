@@ -22,7 +22,7 @@ from urllib.parse import quote, unquote
 
 from gpulane.errors import GpulaneError
 from gpulane.graph.kb import Condition, KnowledgeGraph
-from gpulane.model import ALWAYS_EXHAUSTIVE, Fact, Layer, Node, Selector, Source
+from gpulane.model import ALWAYS_EXHAUSTIVE, OFFICIAL_POSITIVE, Fact, Layer, Node, Selector, Source
 from gpulane.versions import VersionRange
 
 __all__ = ["GL", "KB", "PROV", "FORMATS", "ExportError", "export", "ntriples", "turtle", "jsonld", "to_graph",
@@ -192,7 +192,35 @@ def _triples(kg: KnowledgeGraph) -> list[tuple[str, str, str]]:
     compiled = {cf.index: cf for cf in kg.facts}
     for i, fact in enumerate(kg.kb.facts):
         _fact(w, kg, i, fact, compiled.get(i), keys)
+    _links(w, kg)
     return w.triples
+
+
+def _links(w: _Writer, kg: KnowledgeGraph) -> None:
+    """Node → node links in both directions wherever a positive fact relates them.
+
+    gl:link for any positive status, gl:officialLink for supported/deprecated:
+    a join index for SPARQL (RDF keeps one triple however many facts back a pair);
+    the rules themselves still read the facts.
+    """
+    official: set[tuple[str, str]] = set()
+    anyone: set[tuple[str, str]] = set()
+    for cf in kg.facts:
+        if not cf.positive or cf.target.ids is None:
+            continue
+        objects = [o for o in cf.target.ids if o in kg.nodes]
+        for subject in cf.subjects:
+            if subject not in kg.nodes:
+                continue
+            for o in objects:
+                for pair in ((subject, o), (o, subject)):
+                    anyone.add(pair)
+                    if cf.status in OFFICIAL_POSITIVE:
+                        official.add(pair)
+    for a, b in sorted(anyone):
+        w.iri(node_iri(a), GL + "link", node_iri(b))
+    for a, b in sorted(official):
+        w.iri(node_iri(a), GL + "officialLink", node_iri(b))
 
 
 def _refuse_duplicates(kg: KnowledgeGraph) -> None:

@@ -15,6 +15,7 @@ confirmed by a strict evaluation of the complete path.
 from __future__ import annotations
 
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from itertools import product
 from typing import Iterator
@@ -237,12 +238,13 @@ class Solver:
         layers.sort(key=_RANK.get, reverse=True)
         return [(u, l) for i, u in enumerate(layers) for l in layers[i + 1:]]
 
-    def _required(self, upper: Layer, lower: Layer, values: dict[Layer, str], partial: bool = False) -> bool:
+    def _required(self, upper: Layer, lower: Layer, values: dict[Layer, str], partial: bool = False,
+                  scope: tuple[Layer, ...] = LAYER_ORDER) -> bool:
         """Whether the pair needs positive evidence on this path."""
         if (upper, lower) == (Layer.toolkit, Layer.os):
             # A toolkit that ships inside a framework build or an app (a +cu128 wheel)
             # answers to that build's OS facts; one the user installs needs its own.
-            if partial and (values.get(Layer.framework) is None or values.get(Layer.app) is None):
+            if partial and any(l in scope and values.get(l) is None for l in (Layer.framework, Layer.app)):
                 return False  # a framework or app that carries the toolkit may still be chosen
             return not self.provided_by(Layer.toolkit, values)
         if (upper, lower) in REQUIRED_PAIRS:
@@ -250,7 +252,7 @@ class Solver:
         # An app that uses no framework answers to the toolkit instead.
         if (upper, lower) == (Layer.app, Layer.toolkit):
             fw = values.get(Layer.framework)
-            return is_pseudo(fw) if not (partial and fw is None) else False
+            return is_pseudo(fw) if not (partial and fw is None and Layer.framework in scope) else False
         return False
 
     def provided_by(self, layer: Layer, values: dict[Layer, str]) -> str | None:
@@ -314,11 +316,13 @@ class Solver:
             return (1, node.name.lower())
         return sorted(dict.fromkeys(values), key=key)
 
-    def propagate(self, problem: Problem, domains: dict[Layer, list[str]]) -> dict[Layer, list[str]]:
-        """Arc consistency over the required pairs, with positive-evidence tables.
+    def propagate(self, problem: Problem, domains: dict[Layer, list[str]],
+                  changed: set[Layer] | None = None) -> dict[Layer, list[str]]:
+        """Arc consistency (AC-3) over the required pairs, with positive-evidence tables.
 
         Optimistic about ``when`` conditions and negative facts: it only removes
-        values that no positive fact links to any remaining value of the other layer.
+        values that no positive fact links to any remaining value of the other
+        layer. With ``changed``, only pairs touching those layers start the worklist.
         """
         table = self._all_pairs if (problem.allow - OFFICIAL_POSITIVE) else self._official_pairs
         # toolkit–os is required only for a toolkit no build on the path carries,
@@ -326,19 +330,30 @@ class Solver:
         pairs = [(u, l) for (u, l) in REQUIRED_PAIRS if u in domains and l in domains
                  and (u, l) != (Layer.toolkit, Layer.os)]
         doms = {k: list(v) for k, v in domains.items()}
-        changed = True
-        while changed:
-            changed = False
-            for upper, lower in pairs:
-                lowers = set(doms[lower])
-                keep_upper = [x for x in doms[upper] if self._has_support(upper, x, lower, lowers, table)]
-                uppers = set(keep_upper)
-                any_pseudo_upper = any(is_pseudo(x) for x in keep_upper)
-                keep_lower = [y for y in doms[lower]
-                              if self._has_support_rev(upper, uppers, any_pseudo_upper, lower, y, table)]
-                if len(keep_upper) != len(doms[upper]) or len(keep_lower) != len(doms[lower]):
-                    doms[upper], doms[lower] = keep_upper, keep_lower
-                    changed = True
+        touching: dict[Layer, list[tuple[Layer, Layer]]] = {}
+        for pair in pairs:
+            for layer in pair:
+                touching.setdefault(layer, []).append(pair)
+        queue = deque(p for p in pairs if changed is None or p[0] in changed or p[1] in changed)
+        queued = set(queue)
+        while queue:
+            upper, lower = pair = queue.popleft()
+            queued.discard(pair)
+            lowers = set(doms[lower])
+            keep_upper = [x for x in doms[upper] if self._has_support(upper, x, lower, lowers, table)]
+            uppers = set(keep_upper)
+            any_pseudo_upper = any(is_pseudo(x) for x in keep_upper)
+            keep_lower = [y for y in doms[lower]
+                          if self._has_support_rev(upper, uppers, any_pseudo_upper, lower, y, table)]
+            shrunk = [l for l, keep in ((upper, keep_upper), (lower, keep_lower)) if len(keep) != len(doms[l])]
+            doms[upper], doms[lower] = keep_upper, keep_lower
+            if not keep_upper or not keep_lower:
+                return doms
+            for layer in shrunk:
+                for other in touching[layer]:
+                    if other != pair and other not in queued:
+                        queue.append(other)
+                        queued.add(other)
         return doms
 
     def _has_support(self, upper: Layer, x: str, lower: Layer, lowers: set[str], table) -> bool:
@@ -383,7 +398,7 @@ class Solver:
                                   if lower in node_a.layers else None))
                 continue
             e = self.edge(upper, a, lower, b, values, problem.allow, problem.driver, partial,
-                          self._required(upper, lower, values, partial))
+                          self._required(upper, lower, values, partial, problem.scope))
             if e is not None:
                 edges.append(e)
         drange, dfacts, dedges = self._driver(values, problem)
@@ -436,10 +451,11 @@ class Solver:
     # -- search --------------------------------------------------------------------
 
     def solutions(self, problem: Problem, domains: dict[Layer, list[str]] | None = None,
-                  first: Layer | None = None, deadline: float | None = None) -> Iterator[Path]:
+                  first: Layer | None = None, deadline: float | None = None,
+                  propagate: bool = True) -> Iterator[Path]:
         """Supported paths, streamed in domain order (newest versions first)."""
         doms = domains or self.domains(problem)
-        if not problem.lenient:
+        if propagate and not problem.lenient:
             doms = self.propagate(problem, doms)
         if any(not v for v in doms.values()):
             return
@@ -482,10 +498,39 @@ class Solver:
             if lower in na.layers or upper in nb.layers:
                 return False
             e = self.edge(upper, a, lower, b, values, problem.allow, problem.driver, True,
-                          self._required(upper, lower, values, True))
+                          self._required(upper, lower, values, True, problem.scope))
             if e is not None and (e.verdict == "no" or (e.verdict == "unknown" and not problem.lenient)):
                 return False
-        return True
+        return not self._driver_conflict(values, problem)
+
+    def _driver_conflict(self, values: dict[Layer, str], problem: Problem) -> bool:
+        """Whether a chosen node's driver requirements already exclude the pinned driver.
+
+        Decided only when every requirement of that node is decidable on the
+        values chosen so far; a requirement whose condition is still open could
+        widen what is allowed, so it never prunes.
+        """
+        pin = problem.driver
+        if pin is None:
+            return False
+        for node_id in values.values():
+            if is_pseudo(node_id):
+                continue
+            group = [cf for cf in self.kg.by_subject.get((node_id, Layer.driver), [])
+                     if cf.target.drivers is not None and cf.positive and cf.status in problem.allow]
+            if not group:
+                continue
+            applying = []
+            for cf in group:
+                applies = self._applies(cf, values, pin, True)
+                if applies is None:
+                    break
+                if applies:
+                    applying.append(cf)
+            else:
+                if applying and not _pin_inside(pin, _union(cf.target.drivers for cf in applying)):
+                    return True
+        return False
 
     def _hardware_narrowed(self, problem: Problem, doms: dict[Layer, list[str]]) -> dict[Layer, list[str]]:
         """What a pinned node fixes is not a choice: a GPU's architecture, the toolkit a
@@ -524,10 +569,12 @@ class Solver:
                 no += 1
                 continue
             e = self.edge(upper, a, lower, b, values, problem.allow, problem.driver, True,
-                          self._required(upper, lower, values, True))
+                          self._required(upper, lower, values, True, problem.scope))
             if e is not None:
                 no += e.verdict == "no"
                 unknown += e.verdict == "unknown"
+        if problem.driver is not None and pairs and self._driver_conflict(values, problem):
+            no += 1
         return no, unknown
 
     def closest(self, problem: Problem, deadline: float, max_steps: int = 200_000,
@@ -595,13 +642,26 @@ class Solver:
         if any(not v for v in base.values()):
             return []
         answers = []
+        among = [(u, l) for i, u in enumerate(project) for l in project[i + 1:]]
+        among = [(u, l) if _RANK[u] > _RANK[l] else (l, u) for u, l in among]
         for combo in product(*(base[l] for l in project)):
             if any(is_pseudo(c) for c in combo):
                 continue
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+            # A cheap look at the candidate alone (its own edges, the pinned driver) first.
+            if len(project) > 1 or problem.driver is not None:
+                if not self._consistent(project[0], dict(zip(project, combo)), problem, among):
+                    continue
             doms = dict(base)
             for l, c in zip(project, combo):
                 doms[l] = [c]
-            witness = next(self.solutions(problem, doms, deadline=deadline), None)
+            # The base domains are consistent already: only what the candidate changes is revisited.
+            if not problem.lenient:
+                doms = self.propagate(problem, doms, changed=set(project))
+                if any(not v for v in doms.values()):
+                    continue
+            witness = next(self.solutions(problem, doms, deadline=deadline, propagate=False), None)
             if problem.lenient and witness is not None and _gaps(witness) > 1:
                 # Look briefly for a witness with fewer unknown edges (none not supported).
                 soon = time.perf_counter() + 0.05
