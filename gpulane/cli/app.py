@@ -33,6 +33,19 @@ def _graph():
     return load_graph(_state["data"])
 
 
+def _emit_text(text: str, err: bool = False) -> None:
+    """Words to the terminal: styled by the rich renderer on a terminal, plain otherwise."""
+    stream = sys.stderr if err else sys.stdout
+    if stream.isatty():
+        from rich.console import Console
+
+        from gpulane.cli.render_rich import styled
+
+        Console(file=stream, highlight=False, soft_wrap=True).print(styled(text))
+    else:
+        typer.echo(text, err=err)
+
+
 def _emit_json(obj) -> None:
     typer.echo(json.dumps(obj, indent=2, ensure_ascii=False, default=str))
 
@@ -161,26 +174,23 @@ def _run_statement(text: str, as_json: bool) -> None:
     verb = plan.statement.verb
     if verb == "find":
         result = run.find(kg, plan)
-        typer.echo(json.dumps(render.find_json(kg, result), indent=2, ensure_ascii=False) if as_json
-                   else render.find_text(kg, result))
+        _emit_json(render.find_json(kg, result)) if as_json else _emit_text(render.find_text(kg, result))
     elif verb == "paths":
         result = run.paths(kg, plan)
-        typer.echo(json.dumps(render.paths_json(kg, result), indent=2, ensure_ascii=False) if as_json
-                   else render.paths_text(kg, result))
+        _emit_json(render.paths_json(kg, result)) if as_json else _emit_text(render.paths_text(kg, result))
     elif verb in ("explain", "why"):
         from gpulane.queries import explain as explain_mod
         from gpulane.cli import render_explain
 
         answer = explain_mod.explain(kg, plan)
-        typer.echo(json.dumps(render_explain.explain_json(kg, answer), indent=2, ensure_ascii=False) if as_json
-                   else render_explain.explain_text(kg, answer))
+        _emit_json(render_explain.explain_json(kg, answer)) if as_json \
+            else _emit_text(render_explain.explain_text(kg, answer))
     elif verb == "fix":
         from gpulane.queries import fix as fix_mod
         from gpulane.cli import render_explain
 
         answer = fix_mod.fix(kg, plan)
-        typer.echo(json.dumps(render_explain.fix_json(kg, answer), indent=2, ensure_ascii=False) if as_json
-                   else render_explain.fix_text(kg, answer))
+        _emit_json(render_explain.fix_json(kg, answer)) if as_json else _emit_text(render_explain.fix_text(kg, answer))
     elif verb == "show":
         show(plan.statement.subject.text, None, as_json)
     elif verb == "list":
@@ -367,7 +377,7 @@ def main() -> None:
             typer.echo(f"  {p}", err=True)
         sys.exit(2)
     except QueryError as exc:
-        typer.echo(exc.render(), err=True)
+        _emit_text(exc.render(), err=True)
         sys.exit(2)
     except GpulaneError as exc:
         typer.echo(f"error: {exc}", err=True)
