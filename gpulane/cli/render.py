@@ -67,12 +67,7 @@ def find_text(kg: KnowledgeGraph, result: FindResult) -> str:
         names = [" + ".join(kg.nodes[c].name for c in combo) for combo in combos]
         lines.append(f"  {compact_names(names)}")
         lines.append(f"      via {path_line(kg, path, skip)}")
-        note = _unofficial_note(kg, path)
-        if note:
-            lines.append(f"      {note}")
-        gaps = _gaps(kg, path)
-        if gaps:
-            lines.append(f"      unknown (no source): {gaps}")
+        lines.extend(_path_notes(kg, path, "      "))
         for c in sorted({c for e in path.edges for c in e.caveats}):
             if c not in caveat_ids:
                 caveat_ids[c] = len(caveat_ids) + 1
@@ -84,6 +79,18 @@ def find_text(kg: KnowledgeGraph, result: FindResult) -> str:
     if result.truncated:
         lines.append("(stopped at the time limit: more answers may exist)")
     return "\n".join(lines)
+
+
+def _path_notes(kg: KnowledgeGraph, path, indent: str) -> list[str]:
+    """The unofficial evidence and the unknown edges a path rests on, one line each."""
+    lines = []
+    note = _unofficial_note(kg, path)
+    if note:
+        lines.append(f"{indent}{note}")
+    gaps = _gaps(kg, path)
+    if gaps:
+        lines.append(f"{indent}unknown (no source): {gaps}")
+    return lines
 
 
 def _gaps(kg: KnowledgeGraph, path) -> str:
@@ -114,12 +121,7 @@ def paths_text(kg: KnowledgeGraph, result: PathsResult) -> str:
     lines = []
     for i, path in enumerate(result.paths, 1):
         lines.append(f"{i:>2}. {path_line(kg, path)}")
-        note = _unofficial_note(kg, path)
-        if note:
-            lines.append(f"    {note}")
-        gaps = _gaps(kg, path)
-        if gaps:
-            lines.append(f"    unknown (no source): {gaps}")
+        lines.extend(_path_notes(kg, path, "    "))
     if result.more:
         lines.append(f"(first {result.limit}; more exist: raise the limit)")
     return "\n".join(lines)

@@ -481,25 +481,30 @@ class Solver:
         layer = order[depth]
         for v in doms[layer]:
             values[layer] = v
-            if self._consistent(layer, values, problem, pairs_by_layer[layer]):
+            if self._consistent(values, problem, pairs_by_layer[layer]):
                 yield from self._dfs(problem, doms, order, depth + 1, values, pairs_by_layer, deadline)
             del values[layer]
 
-    def _consistent(self, layer: Layer, values: dict[Layer, str], problem: Problem, pairs) -> bool:
+    def _pair_verdict(self, upper: Layer, lower: Layer, values: dict[Layer, str], problem: Problem) -> str | None:
+        """'no', 'unknown', or None (holds, or nothing to say) for a pair whose layers are both chosen."""
+        a, b = values[upper], values[lower]
+        if is_pseudo(a) or is_pseudo(b):
+            if is_pseudo(b) and not is_pseudo(a):
+                node = self.kg.nodes[a]
+                if lower in node.layers and not _declares(node, lower, b):
+                    return "no"
+            return None
+        if lower in self.kg.nodes[a].layers or upper in self.kg.nodes[b].layers:
+            return "no"  # a real node where the other declares the layer unused
+        e = self.edge(upper, a, lower, b, values, problem.allow, problem.driver, True,
+                      self._required(upper, lower, values, True, problem.scope))
+        return None if e is None or e.verdict == "ok" else e.verdict
+
+    def _consistent(self, values: dict[Layer, str], problem: Problem, pairs) -> bool:
+        """Forward check: no pair among the chosen layers breaks, and the pinned driver still fits."""
         for upper, lower in pairs:
-            a, b = values[upper], values[lower]
-            if is_pseudo(a) or is_pseudo(b):
-                if is_pseudo(b) and not is_pseudo(a):
-                    node = self.kg.nodes[a]
-                    if lower in node.layers and not _declares(node, lower, b):
-                        return False
-                continue
-            na, nb = self.kg.nodes[a], self.kg.nodes[b]
-            if lower in na.layers or upper in nb.layers:
-                return False
-            e = self.edge(upper, a, lower, b, values, problem.allow, problem.driver, True,
-                          self._required(upper, lower, values, True, problem.scope))
-            if e is not None and (e.verdict == "no" or (e.verdict == "unknown" and not problem.lenient)):
+            verdict = self._pair_verdict(upper, lower, values, problem)
+            if verdict == "no" or (verdict == "unknown" and not problem.lenient):
                 return False
         return not self._driver_conflict(values, problem)
 
@@ -558,21 +563,9 @@ class Solver:
         """Definite (not supported, unknown) edges among the pairs, all of whose layers are chosen."""
         no = unknown = 0
         for upper, lower in pairs:
-            a, b = values[upper], values[lower]
-            if is_pseudo(a) or is_pseudo(b):
-                if is_pseudo(b) and not is_pseudo(a):
-                    node = self.kg.nodes[a]
-                    if lower in node.layers and not _declares(node, lower, b):
-                        no += 1
-                continue
-            if lower in self.kg.nodes[a].layers or upper in self.kg.nodes[b].layers:
-                no += 1
-                continue
-            e = self.edge(upper, a, lower, b, values, problem.allow, problem.driver, True,
-                          self._required(upper, lower, values, True, problem.scope))
-            if e is not None:
-                no += e.verdict == "no"
-                unknown += e.verdict == "unknown"
+            verdict = self._pair_verdict(upper, lower, values, problem)
+            no += verdict == "no"
+            unknown += verdict == "unknown"
         if problem.driver is not None and pairs and self._driver_conflict(values, problem):
             no += 1
         return no, unknown
@@ -651,7 +644,7 @@ class Solver:
                 break
             # A cheap look at the candidate alone (its own edges, the pinned driver) first.
             if len(project) > 1 or problem.driver is not None:
-                if not self._consistent(project[0], dict(zip(project, combo)), problem, among):
+                if not self._consistent(dict(zip(project, combo)), problem, among):
                     continue
             doms = dict(base)
             for l, c in zip(project, combo):

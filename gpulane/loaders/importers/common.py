@@ -25,6 +25,14 @@ REVIEWED = dt.date(2026, 11, 30)
 # --------------------------------------------------------------------------- ids
 
 
+def read_source(path: Path) -> str:
+    """A vendor file's text, or an ImportFormatError that says why it cannot be read."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ImportFormatError(path, None, f"cannot read the file: {exc}") from exc
+
+
 def slug(text: str) -> str:
     """Lower-case, ``+`` spelled out, every other run of non-alphanumerics a dash."""
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from gpulane.model import Fact, KBFile, Layer, Node, Relation, Selector, Source, Status
 
-from .common import REVIEWED, gpu_ids, gpu_name, os_node, parse_mark, parse_os_list, read_rst_tables
+from .common import REVIEWED, gpu_ids, gpu_name, os_node, parse_mark, parse_os_list, read_rst_tables, read_source
 from .errors import ImportFormatError
 
 COMMIT = "91a3e0c625945f3d2ef7dc397208ab8ff5de651d"
@@ -55,10 +55,7 @@ WORDS = {Status.supported: "supported", Status.deprecated: "deprecated", Status.
 
 def parse(path: Path) -> KBFile:
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ImportFormatError(path, None, f"cannot read the file: {exc}") from exc
+    text = read_source(path)
     tables = read_rst_tables(path, text)
 
     os_tables = [t for t in tables if t.section == OS_SECTION]

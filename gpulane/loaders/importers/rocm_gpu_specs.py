@@ -20,7 +20,7 @@ from pathlib import Path
 
 from gpulane.model import Fact, KBFile, Layer, Node, Relation, Selector, Source
 
-from .common import NAME_FIXES, REVIEWED, gpu_id, gpu_name, read_rst_tables
+from .common import NAME_FIXES, REVIEWED, gpu_id, gpu_name, read_rst_tables, read_source
 from .errors import ImportFormatError
 
 COMMIT = "7ab402a3b3e580ca27321635596ca14eca8c1277"
@@ -75,10 +75,7 @@ def gpu_aliases(name: str) -> list[str]:
 
 def parse(path: Path) -> KBFile:
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ImportFormatError(path, None, f"cannot read the file: {exc}") from exc
+    text = read_source(path)
     tables = [t for t in read_rst_tables(path, text) if t.kind == "list-table"]
     if not tables:
         raise ImportFormatError(path, None, "no list-table found; expected one per tab-item")

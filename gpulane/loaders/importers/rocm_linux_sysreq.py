@@ -27,7 +27,7 @@ from gpulane.model import Fact, KBFile, Layer, Node, Relation, Selector, Source,
 
 from .common import (
     DISTRO_NAMES, REVIEWED, OsRef, footnote_texts, gpu_ids, gpu_name, os_node, parse_kernels, parse_mark, parse_os_list,
-    read_rst_tables, sort_kernels,
+    read_rst_tables, read_source, sort_kernels,
 )
 from .errors import ImportFormatError
 
@@ -182,10 +182,7 @@ def _read_footnotes(path: Path, text: str, gpus: list[GpuRow], oses: list[OsRow]
 
 def parse(path: Path) -> KBFile:
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ImportFormatError(path, None, f"cannot read the file: {exc}") from exc
+    text = read_source(path)
     tables = read_rst_tables(path, text)
     gpus = _read_gpu_tables(path, tables)
     oses = _read_os_table(path, tables)
