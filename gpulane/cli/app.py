@@ -246,6 +246,14 @@ def explain(words: list[str] = typer.Argument(None, help='gpu = "RX 6700 XT", os
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def why(words: list[str] = typer.Argument(None, help='gpu = "RX 6700 XT", os = "Ubuntu 22.04", ...'),
+        plan_file: Optional[Path] = typer.Option(None, "--plan", help="Read the configuration from YAML/JSON."),
+        as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
+    """The same as explain: why does (or doesn't) this configuration work?"""
+    _run_statement("why " + _config_text(words, plan_file), as_json)
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def fix(words: list[str] = typer.Argument(None, help='gpu = "RX 7900 XTX", os = "Windows 11", app = vLLM [keep gpu]'),
         plan_file: Optional[Path] = typer.Option(None, "--plan", help="Read the configuration from YAML/JSON."),
         as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
