@@ -136,6 +136,9 @@ class Solver:
 
     def __init__(self, kg: KnowledgeGraph):
         self.kg = kg
+        # Verdicts of pairs whose facts carry no `when` depend on the two nodes alone.
+        self._conditional = {(s, cf.target.layer) for cf in kg.facts if cf.when for s in cf.subjects}
+        self._edge_memo: dict[tuple, Edge | None] = {}
         self._official_pairs: dict[tuple[Layer, Layer], dict[str, set[str]]] = {}
         self._all_pairs = kg.positive_pairs
         for cf in kg.facts:
@@ -179,6 +182,17 @@ class Solver:
              allow: frozenset[Status], driver: DriverPin | None = None, partial: bool = False,
              required: bool = True) -> Edge | None:
         """The verdict on the pair (a in upper, b in lower); None if nothing constrains it."""
+        if (a, lower) in self._conditional or (b, upper) in self._conditional:
+            return self._edge(upper, a, lower, b, values, allow, driver, partial, required)
+        key = (upper, a, lower, b, allow, required)
+        if key not in self._edge_memo:
+            if len(self._edge_memo) > 200_000:
+                self._edge_memo.clear()
+            self._edge_memo[key] = self._edge(upper, a, lower, b, values, allow, driver, partial, required)
+        return self._edge_memo[key]
+
+    def _edge(self, upper: Layer, a: str, lower: Layer, b: str, values: dict[Layer, str],
+              allow: frozenset[Status], driver: DriverPin | None, partial: bool, required: bool) -> Edge | None:
         kg = self.kg
         sides = ((kg.by_subject.get((a, lower), []), b), (kg.by_subject.get((b, upper), []), a))
         if not sides[0][0] and not sides[1][0]:
@@ -485,6 +499,35 @@ class Solver:
                 yield from self._dfs(problem, doms, order, depth + 1, values, pairs_by_layer, deadline)
             del values[layer]
 
+    def _forcing_index(self) -> dict[tuple[str, Layer], frozenset[str]]:
+        """(node, layer) → the nodes an unconditional has_arch / built_with / bundles fact allows there."""
+        index = getattr(self, "_forcing", None)
+        if index is None:
+            found: dict[tuple[str, Layer], set[str]] = {}
+            for cf in self.kg.facts:
+                if cf.positive and not cf.when and cf.target.ids is not None and \
+                        cf.fact.relation.value in ("has_arch", "built_with", "bundles"):
+                    for sub in cf.subjects:
+                        found.setdefault((sub, cf.target.layer), set()).update(cf.target.ids)
+            index = self._forcing = {k: frozenset(v) for k, v in found.items()}
+        return index
+
+    def _not_contradicting_builds(self, layer: Layer, candidates: list[str], values: dict[Layer, str],
+                                  forcing) -> list[str]:
+        """Candidates that agree with what chosen nodes fix (a wheel's toolkit, a GPU's arch), both
+        ways; all of them if none would be left. Used by `closest`, where a path that pairs a
+        wheel with a toolkit it was not built with would be a useless explanation."""
+        allowed = None
+        for chosen_layer, chosen in values.items():
+            fixed = forcing.get((chosen, layer))
+            if fixed is not None:
+                allowed = fixed if allowed is None else allowed & fixed
+        kept = [v for v in candidates if allowed is None or v in allowed]
+        kept = [v for v in kept if is_pseudo(v) or all(
+            (fixed := forcing.get((v, chosen_layer))) is None or chosen in fixed
+            for chosen_layer, chosen in values.items() if not is_pseudo(chosen))]
+        return kept or candidates
+
     def _pair_verdict(self, upper: Layer, lower: Layer, values: dict[Layer, str], problem: Problem) -> str | None:
         """'no', 'unknown', or None (holds, or nothing to say) for a pair whose layers are both chosen."""
         a, b = values[upper], values[lower]
@@ -587,6 +630,7 @@ class Solver:
             for other in order[:i]:
                 pairs_by_layer[layer].append((layer, other) if _RANK[layer] > _RANK[other] else (other, layer))
         # With max_no, paths with more "not supported" edges are never explored.
+        forcing = self._forcing_index()
         best: list = [None, (1 << 30, 1 << 30) if max_no is None else (max_no + 1, -1)]
         steps = [0]
         cut = [False]
@@ -603,7 +647,7 @@ class Solver:
                 return
             layer = order[depth]
             scored = []
-            for v in doms[layer]:
+            for v in self._not_contradicting_builds(layer, doms[layer], values, forcing):
                 values[layer] = v
                 c = self._partial_cost(values, problem, pairs_by_layer[layer])
                 scored.append((c, v))
