@@ -320,7 +320,8 @@ def _expansion(w: _Writer, kg: KnowledgeGraph, s: str, cond: Condition, keys: Dr
                 w.iri(s, GL + "selects", node_iri(nid))
     if cond.drivers is not None:
         w.lit(s, GL + "constrainsDriver", True)
-        for i, (low, high) in enumerate(keys.interval_keys(cond.drivers)):
+        # An empty range is written as one interval that holds no point.
+        for i, (low, high) in enumerate(keys.interval_keys(cond.drivers) or [(INF_KEY, -1)]):
             iv = f"{s}/interval/{i}"
             w.iri(s, GL + "driverInterval", iv)
             w.lit(iv, GL + "lowKey", low)
@@ -368,6 +369,8 @@ def _fact(w: _Writer, kg: KnowledgeGraph, index: int, fact: Fact, cf, keys: Driv
     if cf is None:
         return  # its subject is not a node: nothing to expand
     w.iri(s, GL + "subjectLayer", GL + cf.subject_layer.value)
+    # The layers its conditions read, so SPARQL can match all of them with joins.
+    w.lit(s, GL + "whenLayers", ",".join(sorted(c.layer.value for c in cf.when)))
     _expansion(w, kg, s, cf.target, keys)
     for layer, cond in zip(fact.when, cf.when):
         _expansion(w, kg, f"{s}/when/{layer.value}", cond, keys)

@@ -32,7 +32,7 @@ from itertools import product
 
 from gpulane.errors import GpulaneError
 from gpulane.graph.kb import KnowledgeGraph
-from gpulane.graph.rdf import GL, KB, PROV, node_iri
+from gpulane.graph.rdf import GL, INF_KEY, KB, PROV, node_iri
 from gpulane.graph.solver import REQUIRED_PAIRS
 from gpulane.model import LAYER_ORDER, OFFICIAL_POSITIVE, Layer
 from gpulane.queries.plan import Plan
@@ -106,7 +106,13 @@ def _shapes(kg: KnowledgeGraph, plan: Plan, layers: list[Layer]):
 
 
 class _Branch:
-    """One UNION branch: the path pattern and rules for one shape."""
+    """One UNION branch: the path pattern and rules for one shape.
+
+    Rules are joins, MINUS and OPTIONAL over uncorrelated sub-selects (triple
+    stores evaluate those as hash joins; correlated FILTER EXISTS is slow in
+    Oxigraph). Each level that may multiply rows is folded back with SELECT
+    DISTINCT over the path variables.
+    """
 
     def __init__(self, kg, plan, layers, shape, allow, link):
         self.kg = kg
@@ -117,9 +123,17 @@ class _Branch:
         self.allow = allow
         self.link = link
         self.lines: list[str] = []
+        self._n = 0
+        groups = {tuple(sorted(c.layer.value for c in cf.when)) for cf in kg.facts}
+        real = {l.value for l in self.real}
+        self.groups = sorted(g for g in groups if set(g) <= real)
 
     def add(self, text: str) -> None:
         self.lines.append("    " + text)
+
+    def fresh(self, stem: str) -> str:
+        self._n += 1
+        return f"?{stem}{self._n}"
 
     def render(self) -> str | None:
         pins = self.problem.pins
@@ -133,16 +147,28 @@ class _Branch:
         for layer in self.real:
             if layer not in pins:
                 self.add(f"{_v(layer)} gl:layer gl:{layer.value} .")
-        for layer in self.layers:
-            if self.shape[layer] != "node":
-                self.add(f"BIND(<{PSEUDO[self.shape[layer]]}> AS {_v(layer)})")
         if not self._pseudo_rules():
             return None
         for upper, lower in self._pairs():
-            self._pair_rules(upper, lower)
+            self._negative_rules(upper, lower)
+        for upper, lower in self._pairs():
+            self._pair_level(upper, lower)
         if Layer.driver in self.problem.scope:
-            self._driver_rule()
+            self._driver_level()
+        for layer in self.layers:
+            if self.shape[layer] != "node":
+                self.add(f"BIND(<{PSEUDO[self.shape[layer]]}> AS {_v(layer)})")
         return "\n".join(self.lines)
+
+    def _fold(self, rules: list[str], condition: str) -> None:
+        """Wrap what is written so far with OPTIONAL rules and a FILTER, one row per path."""
+        vars_ = " ".join(_v(l) for l in self.real)
+        inner = "\n".join("  " + line for line in self.lines)
+        self.lines = [f"    {{ SELECT DISTINCT {vars_} WHERE {{", inner]
+        for rule in rules:
+            self.add("  " + rule)
+        self.add(f"  FILTER({condition})")
+        self.add("} }")
 
     def _pairs(self) -> list[tuple[Layer, Layer]]:
         ordered = sorted(self.real, key=_RANK.get, reverse=True)
@@ -156,6 +182,54 @@ class _Branch:
     def _required_real_pairs(self) -> list[tuple[Layer, Layer]]:
         return [(u, l) for u, l in self._pairs() if self._required(u, l) and (u, l) != (Layer.toolkit, Layer.os)]
 
+    # -- facts that apply ----------------------------------------------------------------
+
+    def _applies(self, f: str) -> tuple[str, list[str]]:
+        """A pattern that holds when every `when` condition of ?f selects the path's node
+        of its layer, and the path variables it binds."""
+        alts, used = [], []
+        for group in self.groups:
+            parts = [f'{f} gl:whenLayers "{",".join(group)}" .']
+            conds = []
+            for layer in group:
+                c = self.fresh("c")
+                conds.append(c)
+                parts.append(f"{f} gl:when {c} . {c} gl:compiledLayer gl:{layer} ; gl:selects ?{layer} .")
+                if f"?{layer}" not in used:
+                    used.append(f"?{layer}")
+            if len(conds) > 1:
+                parts.append("FILTER(" + " && ".join(f"{a} != {b}" for i, a in enumerate(conds)
+                                                     for b in conds[i + 1:]) + ")")
+            alts.append("{ " + " ".join(parts) + " }")
+        return " UNION ".join(alts), used
+
+    def _facts(self, subject: str, other: Layer, selects: str | None, status: str, extra: str = "",
+               project: tuple[str, ...] = ()) -> tuple[str, str]:
+        """An uncorrelated sub-select of the applicable facts of a subject over a layer, tagged."""
+        f = self.fresh("f")
+        tag = self.fresh("t")
+        applies, used = self._applies(f)
+        sel = f" ; gl:selects {selects}" if selects else ""
+        body = f"{f} gl:subject {subject} ; gl:compiledLayer gl:{other.value}{sel} . {status.format(f=f)} {extra.format(f=f)} {applies}"
+        keep = [subject] + ([selects] if selects else []) + [u for u in used if u not in (subject, selects)] + list(project)
+        return f"{{ SELECT DISTINCT {' '.join(keep)} (1 AS {tag}) WHERE {{ {body} }} }}", tag
+
+    def _status_in(self, statuses: list[str]) -> str:
+        return "{f} gl:status ?st_{f_} . FILTER(?st_{f_} IN (" + ", ".join("gl:" + s for s in statuses) + "))"
+
+    def _allowed(self) -> str:
+        return "{f} gl:status ?s{f_} . FILTER(?s{f_} IN (" + ", ".join("gl:" + s for s in self.allow) + "))"
+
+    def _status(self, which: str) -> str:
+        if which == "unsupported":
+            return "{f} gl:status gl:unsupported ."
+        if which == "positive":
+            return "{f} gl:status ?s_{fx} . FILTER(?s_{fx} != gl:unsupported)"
+        return "{f} gl:status ?s_{fx} . FILTER(?s_{fx} IN (" + ", ".join("gl:" + s for s in self.allow) + "))"
+
+    def _fmt(self, template: str, f: str) -> str:
+        return template.replace("{fx}", f[1:]).replace("{f}", f)
+
     # -- pseudo layers -------------------------------------------------------------
 
     def _pseudo_rules(self) -> bool:
@@ -165,21 +239,22 @@ class _Branch:
             if kind == "node":
                 continue
             # Someone on the path must leave the layer out, in this way.
-            owners = " || ".join(f"EXISTS {{ {_v(o)} {_SKIP_PROP[kind]} gl:{layer.value} }}" for o in self.real)
+            owners = " UNION ".join(f"{{ {_v(o)} {_SKIP_PROP[kind]} gl:{layer.value} }}" for o in self.real)
             if not owners:
                 return False
-            self.add(f"FILTER({owners})")
+            self.add(f"FILTER EXISTS {{ {owners} }}")
             other = "bundled" if kind == "not_used" else "not_used"
             for upper in self.real:
                 if _RANK[upper] > _RANK[layer]:
                     # A node that leaves the layer out in the other way contradicts this value.
-                    self.add(f"FILTER NOT EXISTS {{ {_v(upper)} {_SKIP_PROP[other]} gl:{layer.value} }}")
+                    self.add(f"MINUS {{ {_v(upper)} {_SKIP_PROP[other]} gl:{layer.value} }}")
                     if (upper, layer) in _PROPAGATED:
-                        self.add(f"FILTER(EXISTS {{ {_v(upper)} {_SKIP_PROP[kind]} gl:{layer.value} }} || "
-                                 f"EXISTS {{ {_v(upper)} {self.link} ?any_{layer.value} . "
-                                 f"?any_{layer.value} gl:layer gl:{layer.value} }})")
                         if not self._upper_domain_declares(upper, layer, kind):
                             return False
+                        x = self.fresh("x")
+                        self.add(f"{{ SELECT DISTINCT {_v(upper)} WHERE {{ {{ {_v(upper)} {_SKIP_PROP[kind]} "
+                                 f"gl:{layer.value} }} UNION {{ {_v(upper)} {self.link} {x} . {x} gl:layer "
+                                 f"gl:{layer.value} }} }} }}")
         return True
 
     def _upper_domain_declares(self, upper: Layer, lower: Layer, kind: str) -> bool:
@@ -188,8 +263,7 @@ class _Branch:
         Mirrors the engine's domain narrowing: a pseudo value survives only if the
         upper layer may itself be pseudo or some candidate declares it.
         """
-        pins = self.problem.pins
-        ids = pins.get(upper)
+        ids = self.problem.pins.get(upper)
         candidates = ids if ids is not None else self.kg.by_layer[upper]
         if ids is None and any(upper in n.layers for n in self.kg.nodes.values()):
             return True
@@ -197,70 +271,75 @@ class _Branch:
 
     # -- pairs of nodes ----------------------------------------------------------------
 
-    def _applies(self, fact: str) -> str:
-        """Every `when` condition of the fact selects the path's node of its layer."""
-        alts = " UNION ".join(f"{{ ?c_{fact} gl:selects {_v(l)} }}" for l in self.real)
-        if not alts:
-            return f"FILTER NOT EXISTS {{ ?{fact} gl:when ?c_{fact} }}"
-        return f"FILTER NOT EXISTS {{ ?{fact} gl:when ?c_{fact} . FILTER NOT EXISTS {{ {alts} }} }}"
-
-    def _status_in(self, fact: str, statuses: list[str]) -> str:
-        return f"?{fact} gl:status ?s_{fact} . FILTER(?s_{fact} IN ({', '.join('gl:' + s for s in statuses)}))"
-
-    def _side(self, fact: str, subject: Layer, other: Layer, selects: bool = True) -> str:
+    def _fact_query(self, subject: Layer, other: Layer, selects: bool, status: str, extra: str = ""):
+        f = self.fresh("f")
+        tag = self.fresh("t")
+        applies, used = self._applies(f)
         sel = f" ; gl:selects {_v(other)}" if selects else ""
-        return f"?{fact} gl:subject {_v(subject)} ; gl:compiledLayer gl:{other.value}{sel} ."
+        body = (f"{f} gl:subject {_v(subject)} ; gl:compiledLayer gl:{other.value}{sel} . "
+                f"{self._fmt(self._status(status), f)} {self._fmt(extra, f)} {{ {applies} }}")
+        keep = [_v(subject)] + ([_v(other)] if selects else [])
+        keep += [u for u in used if u not in keep]
+        return f"{{ SELECT DISTINCT {' '.join(keep)} (1 AS {tag}) WHERE {{ {body} }} }}", body, tag
 
-    def _pair_rules(self, upper: Layer, lower: Layer) -> None:
-        u, l = _v(upper), _v(lower)
-        tag = f"{upper.value}_{lower.value}"
+    def _negative_rules(self, upper: Layer, lower: Layer) -> None:
         # A node that uses no node of the other layer cannot pair with one.
-        self.add(f"FILTER NOT EXISTS {{ {u} gl:notUsedLayer|gl:bundledLayer gl:{lower.value} }}")
-        self.add(f"FILTER NOT EXISTS {{ {l} gl:notUsedLayer|gl:bundledLayer gl:{upper.value} }}")
-        for side, (a, b) in enumerate(((upper, lower), (lower, upper))):
-            f = f"n{side}_{tag}"
-            self.add(f"FILTER NOT EXISTS {{ {self._side(f, a, b)} ?{f} gl:status gl:unsupported . "
-                     f"{self._applies(f)} }}")
-            x, y = f"x{side}_{tag}", f"y{side}_{tag}"
-            self.add(f"FILTER(NOT EXISTS {{ {self._side(x, a, b, selects=False)} ?{x} gl:listsAll true . "
-                     f"?{x} gl:status ?s_{x} . FILTER(?s_{x} != gl:unsupported) {self._applies(x)} }} || "
-                     f"EXISTS {{ {self._side(y, a, b)} {self._status_in(y, self.allow)} {self._applies(y)} }})")
-        if not self._required(upper, lower):
-            return
-        f = f"p_{tag}"
-        support = (f"EXISTS {{ {{ {self._side(f, upper, lower)} }} UNION {{ {self._side(f, lower, upper)} }} "
-                   f"{self._status_in(f, self.allow)} {self._applies(f)} }}")
-        if (upper, lower) == (Layer.toolkit, Layer.os):
-            # A toolkit a build or app on the path carries answers to that build's OS facts.
-            carriers = ", ".join(_v(c) for c in self.real if c is not Layer.toolkit)
-            provided = (f"EXISTS {{ ?b gl:subject ?carrier ; gl:compiledLayer gl:toolkit ; gl:selects {u} ; "
-                        f"gl:relation ?rel ; gl:status ?bs . FILTER(?rel IN (gl:built_with, gl:bundles) && "
-                        f"?bs != gl:unsupported && ?carrier IN ({carriers})) }}") if carriers else "false"
-            self.add(f"FILTER({provided} || {support})")
-        else:
-            self.add(f"FILTER({support})")
+        self.add(f"MINUS {{ {_v(upper)} gl:notUsedLayer|gl:bundledLayer gl:{lower.value} }}")
+        self.add(f"MINUS {{ {_v(lower)} gl:notUsedLayer|gl:bundledLayer gl:{upper.value} }}")
+        for a, b in ((upper, lower), (lower, upper)):
+            _, body, _ = self._fact_query(a, b, True, "unsupported")
+            self.add(f"MINUS {{ {body} }}")
+
+    def _pair_level(self, upper: Layer, lower: Layer) -> None:
+        rules, conds, selected = [], [], []
+        for a, b in ((upper, lower), (lower, upper)):
+            ex, _, ex_tag = self._fact_query(a, b, False, "positive", "{f} gl:listsAll true .")
+            sel, _, sel_tag = self._fact_query(a, b, True, "allowed")
+            rules += [f"OPTIONAL {ex}", f"OPTIONAL {sel}"]
+            conds.append(f"(!BOUND({ex_tag}) || BOUND({sel_tag}))")
+            selected.append(f"BOUND({sel_tag})")
+        if self._required(upper, lower):
+            support = " || ".join(selected)
+            if (upper, lower) == (Layer.toolkit, Layer.os):
+                # A toolkit a build or app on the path carries answers to that build's OS facts.
+                for carrier in self.real:
+                    if carrier is Layer.toolkit:
+                        continue
+                    prov, _, prov_tag = self._fact_query(
+                        carrier, Layer.toolkit, True, "positive",
+                        "{f} gl:relation ?r_{fx} . FILTER(?r_{fx} IN (gl:built_with, gl:bundles))")
+                    rules.append(f"OPTIONAL {prov}")
+                    support += f" || BOUND({prov_tag})"
+            conds.append(f"({support})")
+        self._fold(rules, " && ".join(conds))
 
     # -- driver ----------------------------------------------------------------------
 
-    def _driver_fact(self, fact: str, node: str) -> str:
-        return (f"?{fact} gl:subject {node} ; gl:constrainsDriver true . "
-                f"{self._status_in(fact, self.allow)} {self._applies(fact)}")
+    def _driver_level(self) -> None:
+        """The chosen driver requirements of the path's nodes intersect.
 
-    def _driver_rule(self) -> None:
-        """Some driver point lies in every node's chosen requirements."""
-        if not self.real:
-            return
-        nodes = ", ".join(_v(l) for l in self.real)
-        checks = []
+        Per node, the caveat-free requirements that apply, or else the caveated
+        ones; one interval per node is picked by the join, and the picks
+        intersect when every low key is below every high key.
+        """
+        rules, lows, highs = [], [], []
         for layer in self.real:
-            n = _v(layer)
-            d, e, i = f"d_{layer.value}", f"e_{layer.value}", f"i_{layer.value}"
-            # Caveat-free requirements win; caveated ones count only when a node has no other.
-            chosen = (f"(NOT EXISTS {{ ?{d} gl:caveat ?cv_{d} }} || NOT EXISTS {{ {self._driver_fact(e, n)} "
-                      f"FILTER NOT EXISTS {{ ?{e} gl:caveat ?cv_{e} }} }})")
-            checks.append(f"(NOT EXISTS {{ {self._driver_fact(d, n)} }} || EXISTS {{ {self._driver_fact(d, n)} "
-                          f"FILTER{chosen} ?{d} gl:driverInterval ?{i} . ?{i} gl:lowKey ?lo_{i} ; "
-                          f"gl:highKey ?hi_{i} . FILTER(?lo_{i} <= ?point && ?point < ?hi_{i}) }})")
-        self.add("FILTER EXISTS { { BIND(-1 AS ?point) } UNION { ?dp gl:subject ?dn ; gl:constrainsDriver true ; "
-                 f"gl:driverInterval ?dpi . ?dpi gl:lowKey ?point . FILTER(?dn IN ({nodes})) }}\n"
-                 "      FILTER(" + "\n        && ".join(checks) + ") }")
+            picked = []
+            for caveat in (False, True):
+                f = self.fresh("f")
+                lo, hi, iv = self.fresh("lo"), self.fresh("hi"), self.fresh("iv")
+                applies, used = self._applies(f)
+                has = "FILTER EXISTS" if caveat else "FILTER NOT EXISTS"
+                body = (f"{f} gl:subject {_v(layer)} ; gl:constrainsDriver true ; gl:driverInterval {iv} . "
+                        f"{iv} gl:lowKey {lo} ; gl:highKey {hi} . {self._fmt(self._status('allowed'), f)} "
+                        f"{has} {{ {f} gl:caveat ?cv_{f[1:]} }} {{ {applies} }}")
+                keep = [_v(layer), lo, hi] + [u for u in used if u != _v(layer)]
+                rules.append(f"OPTIONAL {{ SELECT DISTINCT {' '.join(keep)} WHERE {{ {body} }} }}")
+                picked.append((lo, hi))
+            (plo, phi), (clo, chi) = picked
+            lows.append(f"COALESCE({plo}, {clo}, -1)")
+            highs.append(f"COALESCE({phi}, {chi}, {INF_KEY})")
+        if not lows:
+            return
+        conds = [f"{lo} < {hi}" for lo in lows for hi in highs]
+        self._fold(rules, "\n        && ".join(conds))
