@@ -302,7 +302,7 @@ def _node(w: _Writer, kg: KnowledgeGraph, index: int, node: Node) -> None:
 def _selector(w: _Writer, s: str, sel: Selector) -> None:
     w.iri(s, RDF + "type", GL + "Selector")
     if sel.layer is not None:
-        w.iri(s, GL + "layer", GL + sel.layer.value)
+        w.iri(s, GL + "selectorLayer", GL + sel.layer.value)
     if sel.ids is not None:
         w.str_list(s, GL + "ids", list(sel.ids))
     for field, prop in SELECTOR_FIELDS.items():

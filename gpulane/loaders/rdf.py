@@ -366,7 +366,7 @@ def _node(idx: _Index, s: str) -> Node:
 
 def _selector(idx: _Index, s: str) -> dict:
     data: dict[str, Any] = {}
-    layer = idx.one(s, GL + "layer")
+    layer = idx.one(s, GL + "selectorLayer")
     if layer is not None:
         data["layer"] = _local(layer)
     ids = idx.str_list(s, GL + "ids")
