@@ -285,9 +285,24 @@ def record(words: list[str] = typer.Argument(None, help='gpu = "RX 7900 XTX", os
 
 @app.command()
 def query(statement: str = typer.Argument(..., help="Any statement: find, paths, explain, fix, show, list."),
-          as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
-    """Run any statement of the query language."""
+          as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+          sparql: bool = typer.Option(False, "--sparql", help="Print the SPARQL SELECT that answers a find statement.")):
+    """Run any statement of the query language (or, with --sparql, translate a find statement)."""
+    if sparql:
+        from gpulane.cli.rdf_commands import sparql_command
+
+        sparql_command(statement)
+        return
     _run_statement(statement, as_json)
+
+
+@app.command()
+def export(fmt: str = typer.Option("turtle", "--format", help="turtle, jsonld or ntriples."),
+           output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write to a file (atomically).")):
+    """The whole knowledge base as RDF (nodes, reified facts with PROV-O provenance, sources)."""
+    from gpulane.cli.rdf_commands import export_command
+
+    export_command(fmt, output)
 
 
 def _quote(word: str) -> str:

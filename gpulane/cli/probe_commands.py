@@ -7,8 +7,6 @@ GpulaneError subclasses.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
@@ -257,20 +255,11 @@ FORMATS = ("markdown", "json", "mermaid")
 
 def _write_atomic(path: Path, text: str) -> None:
     """Write beside the target, then rename: a reader never sees half a record."""
-    path = Path(path)
+    from gpulane.loaders.atomic import write_atomic
+
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent if str(path.parent) else ".")
+        write_atomic(Path(path), text)
     except OSError as exc:
-        raise RecordWriteError(f"{path}: cannot write the record ({exc.strerror or exc})") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
         raise RecordWriteError(f"{path}: cannot write the record ({exc.strerror or exc})") from None
 
 

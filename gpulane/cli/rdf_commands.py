@@ -30,14 +30,14 @@ def export_command(format: str = "turtle", output: Path | None = None) -> None:
     if output is None:
         typer.echo(text, nl=False)
         return
-    import os
-    import tempfile
+    from gpulane.errors import GpulaneError
+    from gpulane.loaders.atomic import write_atomic
 
     output = Path(output)
-    fd, tmp = tempfile.mkstemp(prefix=f".{output.name}.", dir=output.parent or Path("."))
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(tmp, output)
+    try:
+        write_atomic(output, text)
+    except OSError as exc:
+        raise GpulaneError(f"{output}: cannot write the export ({exc.strerror or exc})") from None
     typer.echo(f"wrote {output} ({len(text.encode())} bytes, {format})", err=True)
 
 

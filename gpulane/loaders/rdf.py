@@ -21,9 +21,7 @@ to a temporary file first, then each is renamed into place.
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
@@ -31,6 +29,7 @@ from typing import Any, Iterable
 import yaml
 from pydantic import ValidationError
 
+from gpulane.loaders.atomic import commit, discard, stage
 from gpulane.errors import FileProblem, GpulaneError, KBLoadError
 from gpulane.graph.rdf import (DCT, FACT_FIELDS, GL, HANDLED, NODE_FIELDS, PROV, RDF, RDF_JSON, SELECTOR_FIELDS,
                                SOURCE_FIELDS, camel, id_from_iri)
@@ -468,17 +467,11 @@ def write_files(files: list[ImportedFile]) -> list[Path]:
         for f in files:
             if f.status == "unchanged":
                 continue
-            f.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{f.path.name}.", suffix=".tmp", dir=f.path.parent)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(f.text)
-                handle.flush()
-                os.fsync(handle.fileno())
-            pending.append((tmp, f.path))
+            pending.append((stage(f.path, f.text, make_parents=True), f.path))
     except OSError as exc:
         for tmp, _ in pending:
-            os.unlink(tmp)
+            discard(tmp)
         raise RDFImportError(str(exc.filename or ""), None, f"cannot write: {exc.strerror}") from None
     for tmp, path in pending:
-        os.replace(tmp, path)
+        commit(tmp, path)
     return [path for _, path in pending]

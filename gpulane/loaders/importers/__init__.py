@@ -20,14 +20,13 @@ The CLI is meant to be::
 
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
 import yaml
 
+from gpulane.loaders.atomic import write_atomic
 from gpulane.model import KBFile, Layer, Node, Source
 
 from . import hip_sdk_windows, rocm_gpu_specs, rocm_linux_sysreq, rocm_matrix
@@ -315,20 +314,7 @@ def plan_import(kind: str, path: Path, data_dir: Path = DATA_DIR) -> ImportPlan:
 
 
 def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    write_atomic(path, text, make_parents=True)
 
 
 def write_import(plan: ImportPlan) -> list[Path]:
