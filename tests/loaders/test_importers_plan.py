@@ -81,7 +81,9 @@ def test_failed_write_leaves_old_file_intact(tmp_path, monkeypatch):
     def broken_replace(src, dst):
         raise OSError("disk full")
 
-    monkeypatch.setattr(importers.os, "replace", broken_replace)
+    from gpulane.loaders import atomic
+
+    monkeypatch.setattr(atomic.os, "replace", broken_replace)
     with pytest.raises(OSError, match="disk full"):
         write_import(plan)
     assert target.read_bytes() == before
