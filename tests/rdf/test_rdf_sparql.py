@@ -18,7 +18,6 @@ SHIPPED_STATEMENTS = [
     'find gpu where vendor = AMD and app = vLLM and os = "Ubuntu 24.04"',
     'find toolkit where arch = gfx1100 and os = "Ubuntu 24.04"',
     'find framework where gpu = "RTX 4090"',
-    'find app where gpu = "RX 7900 XTX"',
     'find gpu where app = ollama and os = "Ubuntu 22.04"',
     'find os where gpu = "Radeon PRO W7900" and app = "llama.cpp"',
     'find toolkit where gpu = "RTX 4090" allow community',
@@ -81,8 +80,7 @@ def test_rdflib_answers_as_gpulane_on_the_shipped_kb(shipped, shipped_graph, tex
     assert _rdflib(shipped_graph, to_sparql(shipped, plan), plan) == expected
 
 
-def _synthetic_statements(kg, rng, count):
-    layers = ["gpu", "arch", "os", "toolkit", "framework", "app"]
+def _synthetic_statements(kg, rng, count, layers=("gpu", "arch", "os", "toolkit", "framework", "app")):
     out = []
     while len(out) < count:
         project = rng.choice(layers)
@@ -110,9 +108,10 @@ def test_oxigraph_and_rdflib_answer_as_gpulane_on_synthetic_kbs(seed):
         assert _oxigraph(store, to_sparql(kg, plan), plan) == expected, text
         nonempty += bool(expected)
     assert nonempty >= 5
-    # rdflib is slow: a smaller knowledge base, a few statements.
+    # rdflib is slow (seconds per statement once apps are in scope): a smaller knowledge base,
+    # statements up to the toolkit layer.
     graph = rdf.to_graph(small)
-    for text in _synthetic_statements(small, rng, 4):
+    for text in _synthetic_statements(small, rng, 3, layers=("gpu", "arch", "os", "toolkit")):
         plan, expected = _gpulane(small, text)
         assert _rdflib(graph, to_sparql(small, plan), plan) == expected, text
 
