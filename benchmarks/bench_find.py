@@ -75,6 +75,8 @@ def main() -> int:
             r_time = time.perf_counter() - start
             rdflib_ok = r_time < args.rdflib_bound
         agree = g_ans == o_ans and (r_ans is None or r_ans == g_ans)
+        print(f"  {n} facts: build {build:.2f} s, gpulane {g_time * 1000:.2f} ms, oxigraph {o_time * 1000:.1f} ms, "
+              f"rdflib {'skipped' if r_time is None else f'{r_time * 1000:.0f} ms'}", flush=True)
         ok &= agree
         rows.append((n, len(store), len(g_ans), build, g_time, o_time, r_time, agree))
     print(f"{'facts':>7} {'triples':>9} {'answers':>7} {'build s':>8} {'gpulane ms':>11} {'oxigraph ms':>12} "
