@@ -139,6 +139,7 @@ class Solver:
         # Verdicts of pairs whose facts carry no `when` depend on the two nodes alone.
         self._conditional = {(s, cf.target.layer) for cf in kg.facts if cf.when for s in cf.subjects}
         self._edge_memo: dict[tuple, Edge | None] = {}
+        self._ranks: dict[Layer, dict[str, int]] = {}
         self._official_pairs: dict[tuple[Layer, Layer], dict[str, set[str]]] = {}
         self._all_pairs = kg.positive_pairs
         for cf in kg.facts:
@@ -282,7 +283,7 @@ class Solver:
                     return other
         return None
 
-    def domains(self, problem: Problem) -> dict[Layer, list[str]]:
+    def domains(self, problem: Problem, against_pins: bool = True) -> dict[Layer, list[str]]:
         """Candidate values per layer in scope, pseudo values included where declared."""
         kg = self.kg
         out: dict[Layer, list[str]] = {}
@@ -304,10 +305,46 @@ class Solver:
                 out[layer].extend(sorted(pseudo))
         for layer in out:
             out[layer] = self._order(layer, out[layer])
+        return self._against_pins(problem, out) if against_pins else out
+
+    def _against_pins(self, problem: Problem, doms: dict[Layer, list[str]]) -> dict[Layer, list[str]]:
+        """Drop values that an applicable fact rules out against every pinned value of another
+        layer. Only facts whose conditions are already decided count, so it never removes a
+        value that a path without a "not supported" edge could use; `closest`, which looks at
+        broken paths on purpose, does not use it."""
+        pinned = [(l, [v for v in vals if not is_pseudo(v)]) for l, vals in problem.pins.items() if l in doms]
+        if not pinned:
+            return doms
+        out = {}
+        for layer, values in doms.items():
+            if layer in problem.pins:
+                out[layer] = values
+                continue
+            kept = []
+            for x in values:
+                if is_pseudo(x):
+                    kept.append(x)
+                    continue
+                if all(any(self._pin_allows(layer, x, pl, p, problem) for p in pvals) for pl, pvals in pinned if pvals):
+                    kept.append(x)
+            out[layer] = kept
         return out
 
+    def _pin_allows(self, layer: Layer, x: str, pinned_layer: Layer, p: str, problem: Problem) -> bool:
+        upper, lower = (layer, pinned_layer) if _RANK[layer] > _RANK[pinned_layer] else (pinned_layer, layer)
+        values = {layer: x, pinned_layer: p}
+        return self._pair_verdict(upper, lower, values, problem) != "no"
+
     def _order(self, layer: Layer, values: list[str]) -> list[str]:
-        """Newest first for versioned layers, by name otherwise; pseudo values last."""
+        """Newest first for versioned layers, Linux and Ubuntu first for OSes, by name
+        otherwise; pseudo values last. Each layer is ranked once per solver."""
+        ranks = self._ranks.get(layer)
+        if ranks is None:
+            ranks = self._ranks[layer] = {v: i for i, v in enumerate(self._rank_layer(layer))}
+        last = len(ranks)
+        return sorted(dict.fromkeys(values), key=lambda v: (ranks.get(v, last), v))
+
+    def _rank_layer(self, layer: Layer) -> list[str]:
         kg = self.kg
 
         def key(v: str):
@@ -328,7 +365,7 @@ class Solver:
                 except Exception:
                     pass
             return (1, node.name.lower())
-        return sorted(dict.fromkeys(values), key=key)
+        return sorted(kg.by_layer[layer], key=key)
 
     def propagate(self, problem: Problem, domains: dict[Layer, list[str]],
                   changed: set[Layer] | None = None) -> dict[Layer, list[str]]:
@@ -510,6 +547,9 @@ class Solver:
                     for sub in cf.subjects:
                         found.setdefault((sub, cf.target.layer), set()).update(cf.target.ids)
             index = self._forcing = {k: frozenset(v) for k, v in found.items()}
+            self._forced_layers: dict[Layer, set[Layer]] = {}
+            for (sub, target_layer) in found:
+                self._forced_layers.setdefault(self.kg.nodes[sub].layer, set()).add(target_layer)
         return index
 
     def _not_contradicting_builds(self, layer: Layer, candidates: list[str], values: dict[Layer, str],
@@ -523,9 +563,11 @@ class Solver:
             if fixed is not None:
                 allowed = fixed if allowed is None else allowed & fixed
         kept = [v for v in candidates if allowed is None or v in allowed]
-        kept = [v for v in kept if is_pseudo(v) or all(
-            (fixed := forcing.get((v, chosen_layer))) is None or chosen in fixed
-            for chosen_layer, chosen in values.items() if not is_pseudo(chosen))]
+        checks = [(t, values[t]) for t in self._forced_layers.get(layer, ())
+                  if t in values and not is_pseudo(values[t])]
+        if checks:
+            kept = [v for v in kept if is_pseudo(v) or all(
+                (fixed := forcing.get((v, t))) is None or chosen in fixed for t, chosen in checks)]
         return kept or candidates
 
     def _pair_verdict(self, upper: Layer, lower: Layer, values: dict[Layer, str], problem: Problem) -> str | None:
@@ -621,7 +663,7 @@ class Solver:
         that break least so far first. Returns (path, complete) where complete
         is False when the step or time budget cut the search.
         """
-        doms = self._hardware_narrowed(problem, domains or self.domains(problem))
+        doms = self._hardware_narrowed(problem, domains or self.domains(problem, against_pins=False))
         if any(not v for v in doms.values()):
             return None, True
         order = sorted(doms, key=lambda l: (l not in problem.pins and len(doms[l]) > 1, len(doms[l]), _RANK[l]))

@@ -94,6 +94,8 @@ def explain(kg: KnowledgeGraph, plan: Plan, budget_s: float = EXPLAIN_BUDGET_S) 
                              _stale(kg, witness.facts_used()))
 
     lenient = next(solver.solutions(replace(problem, lenient=True), deadline=deadline), None)
+    # A search cut by the clock proves nothing: "no path found" then is not "no path".
+    lenient_complete = time.perf_counter() <= deadline
     if lenient is not None:
         # Any completion without a "no" proves the verdict; show the one with the fewest gaps.
         closest, _ = solver.closest(problem, deadline)
@@ -104,6 +106,7 @@ def explain(kg: KnowledgeGraph, plan: Plan, budget_s: float = EXPLAIN_BUDGET_S) 
                              _stale(kg, lenient.facts_used()))
 
     closest, complete = solver.closest(problem, deadline)
+    complete = complete and lenient_complete
     if closest is None:
         return ExplainAnswer("not_supported", plan, None, [], None, [], [], complete)
     breaks = [_break(kg, plan, closest, e) for e in closest.edges if e.verdict != "ok"]
@@ -144,19 +147,26 @@ def _minimal_conflict(kg: KnowledgeGraph, plan: Plan, closest: Path, deadline: f
     choices = [l for l in LAYER_COST if l in plan.problem.pins or (l is Layer.driver and plan.problem.driver)]
     kept = list(choices)
 
-    def blocked(layers: list[Layer]) -> bool:
+    def blocked(layers: list[Layer]) -> bool | None:
+        """True or False; None when the clock cut the search (which proves nothing)."""
         top = max((LAYER_ORDER.index(l) for l in layers), default=1)
         scope = tuple(l for l in LAYER_ORDER if LAYER_ORDER.index(l) <= max(top, 1))
         pins = {l: v for l, v in plan.problem.pins.items() if l in layers}
         driver = plan.problem.driver if Layer.driver in layers else None
         sub = Problem(pins, scope, plan.problem.allow, driver, lenient=True)
-        return next(solver.solutions(sub, deadline=deadline), None) is None
+        found = next(solver.solutions(sub, deadline=deadline), None)
+        if found is None and time.perf_counter() > deadline:
+            return None
+        return found is None
 
     for layer in choices:
-        if time.perf_counter() > deadline:
-            break
         trial = [l for l in kept if l is not layer]
-        if trial and blocked(trial):
+        if not trial:
+            continue
+        verdict = blocked(trial)
+        if verdict is None:
+            return None  # out of time: no conflict is better than one that is not minimal
+        if verdict:
             kept = trial
     if not kept:
         return None
