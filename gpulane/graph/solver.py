@@ -283,7 +283,7 @@ class Solver:
                     return other
         return None
 
-    def domains(self, problem: Problem, against_pins: bool = True) -> dict[Layer, list[str]]:
+    def domains(self, problem: Problem, against_pins: bool | None = None) -> dict[Layer, list[str]]:
         """Candidate values per layer in scope, pseudo values included where declared."""
         kg = self.kg
         out: dict[Layer, list[str]] = {}
@@ -305,6 +305,9 @@ class Solver:
                 out[layer].extend(sorted(pseudo))
         for layer in out:
             out[layer] = self._order(layer, out[layer])
+        # Strict searches propagate (which covers the pins); lenient ones cannot, so they filter here.
+        if against_pins is None:
+            against_pins = problem.lenient
         return self._against_pins(problem, out) if against_pins else out
 
     def _against_pins(self, problem: Problem, doms: dict[Layer, list[str]]) -> dict[Layer, list[str]]:
