@@ -1,6 +1,6 @@
 """Benchmark: one `find` question answered by gpulane, Oxigraph and rdflib on the same data.
 
-    python benchmarks/bench_find.py [--sizes 1000,10000,100000] [--rdflib-bound 30] [--repeat 5]
+    python benchmarks/bench_find.py [--sizes 100,1000,10000,100000] [--rdflib-bound 30] [--repeat 5]
 
 For each size a synthetic knowledge base is generated (gpulane.graph.synthetic),
 compiled (timed apart), exported to N-Triples and loaded into pyoxigraph and
@@ -69,7 +69,7 @@ def rdflib_bounded(nt: str, query: str, bound: float):
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", default="1000,10000,100000")
+    ap.add_argument("--sizes", default="100,1000,10000,100000")
     ap.add_argument("--rdflib-bound", type=float, default=30.0, help="seconds; larger sizes are skipped after")
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args()
