@@ -6,7 +6,6 @@ import datetime as dt
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import yaml

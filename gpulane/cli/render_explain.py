@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import datetime as dt
 
 from gpulane.cli.render_kb import describe_selector, source_citation
 from gpulane.graph.kb import CompiledFact, KnowledgeGraph
-from gpulane.graph.solver import Edge, is_pseudo
-from gpulane.model import LAYER_ORDER, Layer, Relation, Status
+from gpulane.graph.solver import Edge
+from gpulane.model import LAYER_ORDER, Layer, Relation
 from gpulane.queries.explain import Break, ExplainAnswer
 from gpulane.queries.fix import FixAnswer
 from gpulane.queries.results import hop_list

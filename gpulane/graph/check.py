@@ -108,9 +108,6 @@ def check_graph(kg: KnowledgeGraph, today: dt.date | None = None) -> list[Proble
         elif reviewed and (today - reviewed).days > STALE_AFTER_DAYS:
             add("warning", "facts", i, f"{label}: reviewed {reviewed}, {(today - reviewed).days} days ago")
 
-    for fact, why in kg.compile_problems:
-        pass  # already reported as a dangling subject above
-
     # Selectors that pick nothing are almost always typos.
     for cf in kg.facts:
         if cf.target.ids is not None and not (cf.target.ids & kg.nodes.keys()) and cf.fact.object.ids is None:

@@ -89,7 +89,6 @@ class KnowledgeGraph:
         self.names = NameIndex.build(list(self.nodes.values()))
         self.facts: list[CompiledFact] = []
         self.fact_by_id: dict[str, CompiledFact] = {}
-        self.compile_problems: list[tuple[Fact, str]] = []
         for i, fact in enumerate(kb.facts):
             compiled = self._compile(i, fact)
             if compiled is not None:
@@ -134,8 +133,7 @@ class KnowledgeGraph:
         subjects = frozenset(fact.subjects)
         first = next((self.nodes[s] for s in fact.subjects if s in self.nodes), None)
         if first is None:
-            self.compile_problems.append((fact, "its subject is not a node of the knowledge base"))
-            return None
+            return None  # a dangling subject: `kb check` reports it, and strict loading refuses it
         via: dict[str, tuple[str, str]] = {}
         if fact.relation is Relation.ships_kernels_for and fact.object.ids is not None:
             target = self._expand_build_targets(fact.object.ids, via)

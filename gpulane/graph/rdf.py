@@ -22,7 +22,7 @@ from urllib.parse import quote, unquote
 
 from gpulane.errors import GpulaneError
 from gpulane.graph.kb import Condition, KnowledgeGraph
-from gpulane.model import ALWAYS_EXHAUSTIVE, OFFICIAL_POSITIVE, Fact, Layer, Node, Selector, Source
+from gpulane.model import ALWAYS_EXHAUSTIVE, OFFICIAL_POSITIVE, Fact, Node, Selector, Source
 from gpulane.versions import VersionRange
 
 __all__ = ["GL", "KB", "PROV", "FORMATS", "ExportError", "export", "ntriples", "turtle", "jsonld", "to_graph",

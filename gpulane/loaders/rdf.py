@@ -34,7 +34,7 @@ from gpulane.errors import FileProblem, GpulaneError, KBLoadError
 from gpulane.graph.rdf import (DCT, FACT_FIELDS, GL, HANDLED, NODE_FIELDS, PROV, RDF, RDF_JSON, SELECTOR_FIELDS,
                                SOURCE_FIELDS, camel, id_from_iri)
 from gpulane.loaders.kbfiles import KnowledgeBase, Origin, display_path
-from gpulane.model import Fact, Layer, Node, Selector, Source
+from gpulane.model import Fact, Layer, Node, Source
 
 __all__ = ["RDFImportError", "read_rdf", "parse_rdf", "kb_from_triples", "guess_format", "ImportedFile", "plan_files",
            "write_files", "MAX_FILE_BYTES", "MAX_LITERAL_CHARS", "RDF_FORMATS"]
@@ -254,7 +254,7 @@ def kb_from_triples(triples: Iterable[tuple], shown: str = "<rdf>", text: str | 
     idx = _Index(triples)
     kb = KnowledgeBase()
     problems: list[FileProblem] = []
-    files = idx.str_list(f"https://gpulane.dev/kb/knowledge-base", GL + "files") or []
+    files = idx.str_list("https://gpulane.dev/kb/knowledge-base", GL + "files") or []
     for kind, cls, build in (("sources", GL + "Source", _source), ("nodes", GL + "Node", _node),
                              ("facts", GL + "Fact", _fact)):
         subjects = sorted(idx.typed(cls), key=lambda s: (_position(idx, s), s))

@@ -10,7 +10,7 @@ forces (the toolkit and driver floor the new path needs) is reported.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from itertools import combinations
 
 from gpulane.graph.kb import KnowledgeGraph
@@ -57,7 +57,6 @@ def fix(kg: KnowledgeGraph, plan: Plan, budget_s: float = FIX_BUDGET_S) -> FixAn
     if before.verdict == "supported":
         return FixAnswer(plan, before, [], True, [])
     deadline = time.perf_counter() + budget_s
-    solver = solver_for(kg)
     problem = plan.problem
     changeable = [l for l in LAYER_COST
                   if (l in problem.pins or (l is Layer.driver and problem.driver)) and l not in plan.keep]

@@ -6,10 +6,10 @@ dictionaries, so text and JSON always carry the same fact ids.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from gpulane.graph.kb import KnowledgeGraph
-from gpulane.graph.solver import BUNDLED, NOT_USED, Edge, Path, is_pseudo
+from gpulane.graph.solver import NOT_USED, Edge, Path, is_pseudo
 from gpulane.model import LAYER_ORDER, Layer
 
 __all__ = ["hop_list", "path_json", "edge_json", "FindResult", "PathsResult", "node_ref", "group_answers"]

@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-import gpulane.loaders.importers as importers
 from gpulane.loaders.importers import (
     OS_FILE, diff_kbfiles, dump_kbfile, load_kbfile, merge_os_nodes, plan_import, run_import, write_import,
 )

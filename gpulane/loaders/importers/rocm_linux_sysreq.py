@@ -21,7 +21,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
 
 from gpulane.model import Fact, KBFile, Layer, Node, Relation, Selector, Source, Status
 
