@@ -118,7 +118,6 @@ def list_nodes(layer: str = typer.Argument(..., help="One of gpu, arch, os, driv
                family: Optional[str] = typer.Option(None, "--family", help="RDNA3, Ampere, cuda, torch, ..."),
                as_json: bool = typer.Option(False, "--json", help="Print a JSON list of nodes.")):
     """The nodes of one layer, with filters."""
-    from gpulane.cli.render_kb import node_json
 
     kg = _graph()
     lyr = _layer(layer)
@@ -127,6 +126,13 @@ def list_nodes(layer: str = typer.Argument(..., help="One of gpu, arch, os, driv
         ids = [i for i in ids if (kg.nodes[i].vendor or "") == vendor.lower()]
     if family:
         ids = [i for i in ids if str(kg.attribute(i, "family") or "").lower() == family.lower()]
+    _print_nodes(kg, ids, lyr, as_json)
+
+
+def _print_nodes(kg, ids, lyr: Layer, as_json: bool) -> None:
+    """A layer's nodes as a table (name and key attributes) or a JSON list."""
+    from gpulane.cli.render_kb import node_json
+
     nodes = sorted((kg.nodes[i] for i in ids), key=lambda n: (n.vendor or "", n.family or "", n.name))
     if as_json:
         _emit_json([node_json(kg, n) for n in nodes])
@@ -198,17 +204,8 @@ def _run_statement(text: str, as_json: bool) -> None:
 
 
 def _list_plan(kg, plan, layer: str, as_json: bool) -> None:
-    from gpulane.cli.render_kb import node_json
-
     lyr = Layer(layer)
-    ids = plan.problem.pins.get(lyr, frozenset(kg.by_layer[lyr]))
-    nodes = sorted((kg.nodes[i] for i in ids), key=lambda n: (n.vendor or "", n.family or "", n.name))
-    if as_json:
-        _emit_json([node_json(kg, n) for n in nodes])
-    else:
-        for n in nodes:
-            typer.echo(n.name)
-        typer.echo(f"({len(nodes)} {lyr.value} nodes)")
+    _print_nodes(kg, plan.problem.pins.get(lyr, frozenset(kg.by_layer[lyr])), lyr, as_json)
 
 
 _STATEMENT_HELP = "The rest of the statement, e.g. gpu where vendor = AMD and app = vLLM"
@@ -307,7 +304,7 @@ def export(fmt: str = typer.Option("turtle", "--format", help="turtle, jsonld or
 def _quote(word: str) -> str:
     """Re-quote a shell word that held spaces (the shell took the user's quotes)."""
     if any(ch.isspace() for ch in word) and not (word.startswith('"') or word.startswith("'")):
-        if word.endswith(",") :
+        if word.endswith(","):
             return '"' + word[:-1].replace('"', "") + '",'
         return '"' + word.replace('"', "") + '"'
     return word
