@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpulane.graph.kb import KnowledgeGraph
-from gpulane.graph.solver import NOT_USED, Edge, Path, is_pseudo
+from gpulane.graph.solver import NOT_USED, Path, is_pseudo
 from gpulane.model import LAYER_ORDER, Layer
 
-__all__ = ["hop_list", "path_json", "edge_json", "FindResult", "PathsResult", "node_ref", "group_answers"]
+__all__ = ["hop_list", "FindResult", "PathsResult", "node_ref", "group_answers"]
 
 
 def node_ref(kg: KnowledgeGraph, node_id: str) -> dict:
@@ -74,22 +74,6 @@ def _driver_words(path: Path) -> str:
     if not path.driver_facts:
         return "any (no stated requirement)"
     return path.driver_range.describe()
-
-
-def edge_json(kg: KnowledgeGraph, e: Edge) -> dict:
-    out = {"edge": [e.upper.value, e.lower.value], "from": e.upper_node, "to": e.lower_node,
-           "verdict": e.verdict, "facts": [cf.id for cf in e.facts]}
-    if e.kind:
-        out["kind"] = e.kind
-    if e.detail:
-        out["detail"] = e.detail
-    if e.caveats:
-        out["caveats"] = e.caveats
-    return out
-
-
-def path_json(kg: KnowledgeGraph, path: Path) -> list[dict]:
-    return hop_list(kg, path)
 
 
 @dataclass
