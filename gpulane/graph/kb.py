@@ -166,27 +166,31 @@ class KnowledgeGraph:
     def _index(self) -> None:
         self.by_subject: dict[tuple[str, Layer], list[CompiledFact]] = {}
         self.by_node: dict[str, list[CompiledFact]] = {}
-        self.layer_pairs: set[frozenset[Layer]] = set()
         for cf in self.facts:
             for s in cf.subjects:
                 self.by_subject.setdefault((s, cf.target.layer), []).append(cf)
                 self.by_node.setdefault(s, []).append(cf)
-            self.layer_pairs.add(frozenset((cf.subject_layer, cf.target.layer)))
             if cf.target.ids is not None:
                 for o in cf.target.ids:
                     self.by_node.setdefault(o, []).append(cf)
-        # Positive pairs per layer pair, in both directions, for constraint propagation.
+        # Positive pairs per layer pair, in both directions, for constraint propagation:
+        # with any positive status, and with official ones only.
         self.positive_pairs: dict[tuple[Layer, Layer], dict[str, set[str]]] = {}
+        self.official_pairs: dict[tuple[Layer, Layer], dict[str, set[str]]] = {}
         for cf in self.facts:
             if not cf.positive or cf.target.ids is None:
                 continue
+            tables = [self.positive_pairs]
+            if cf.status in OFFICIAL_POSITIVE:
+                tables.append(self.official_pairs)
             a, b = cf.subject_layer, cf.target.layer
-            fwd = self.positive_pairs.setdefault((a, b), {})
-            back = self.positive_pairs.setdefault((b, a), {})
-            for s in cf.subjects:
-                fwd.setdefault(s, set()).update(cf.target.ids)
-                for o in cf.target.ids:
-                    back.setdefault(o, set()).add(s)
+            for table in tables:
+                fwd = table.setdefault((a, b), {})
+                back = table.setdefault((b, a), {})
+                for s in cf.subjects:
+                    fwd.setdefault(s, set()).update(cf.target.ids)
+                    for o in cf.target.ids:
+                        back.setdefault(o, set()).add(s)
 
     @property
     def graph(self):

@@ -120,8 +120,6 @@ class NameIndex:
         fam_text, version_text = match.group(1), (match.group(2) or "").strip()
         fam_key = normalise(fam_text)
         fam_key = FAMILY_SYNONYMS.get(fam_key, fam_key)
-        if fam_key not in self.families and normalise(fam_text).endswith("sm"):
-            return []
         if fam_key not in self.families:
             return []
         if fam_key == "cuda" and re.fullmatch(r"\d{3}", version_text):

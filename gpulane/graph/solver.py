@@ -109,10 +109,6 @@ class Path:
             return "unknown"
         return "supported"
 
-    @property
-    def breaks(self) -> list[Edge]:
-        return [e for e in self.edges if e.verdict != "ok"]
-
     def facts_used(self) -> list[CompiledFact]:
         seen, out = set(), []
         for e in self.edges:
@@ -140,18 +136,6 @@ class Solver:
         self._conditional = {(s, cf.target.layer) for cf in kg.facts if cf.when for s in cf.subjects}
         self._edge_memo: dict[tuple, Edge | None] = {}
         self._ranks: dict[Layer, dict[str, int]] = {}
-        self._official_pairs: dict[tuple[Layer, Layer], dict[str, set[str]]] = {}
-        self._all_pairs = kg.positive_pairs
-        for cf in kg.facts:
-            if cf.status not in OFFICIAL_POSITIVE or cf.target.ids is None:
-                continue
-            a, b = cf.subject_layer, cf.target.layer
-            fwd = self._official_pairs.setdefault((a, b), {})
-            back = self._official_pairs.setdefault((b, a), {})
-            for s in cf.subjects:
-                fwd.setdefault(s, set()).update(cf.target.ids)
-                for o in cf.target.ids:
-                    back.setdefault(o, set()).add(s)
 
     # -- edge evaluation -----------------------------------------------------------
 
@@ -261,7 +245,7 @@ class Solver:
             # answers to that build's OS facts; one the user installs needs its own.
             if partial and any(l in scope and values.get(l) is None for l in (Layer.framework, Layer.app)):
                 return False  # a framework or app that carries the toolkit may still be chosen
-            return not self.provided_by(Layer.toolkit, values)
+            return not provided_by(self.kg, Layer.toolkit, values)
         if (upper, lower) in REQUIRED_PAIRS:
             return True
         # An app that uses no framework answers to the toolkit instead.
@@ -269,19 +253,6 @@ class Solver:
             fw = values.get(Layer.framework)
             return is_pseudo(fw) if not (partial and fw is None and Layer.framework in scope) else False
         return False
-
-    def provided_by(self, layer: Layer, values: dict[Layer, str]) -> str | None:
-        """The node on the path whose build fixes this layer's node (built_with / bundles)."""
-        value = values.get(layer)
-        if value is None or is_pseudo(value):
-            return None
-        for other_layer, other in values.items():
-            if other_layer is layer or is_pseudo(other):
-                continue
-            for cf in self.kg.by_subject.get((other, layer), []):
-                if cf.fact.relation.value in ("built_with", "bundles") and cf.positive and cf.selects(value):
-                    return other
-        return None
 
     def domains(self, problem: Problem, against_pins: bool | None = None) -> dict[Layer, list[str]]:
         """Candidate values per layer in scope, pseudo values included where declared."""
@@ -378,7 +349,7 @@ class Solver:
         values that no positive fact links to any remaining value of the other
         layer. With ``changed``, only pairs touching those layers start the worklist.
         """
-        table = self._all_pairs if (problem.allow - OFFICIAL_POSITIVE) else self._official_pairs
+        table = self.kg.positive_pairs if (problem.allow - OFFICIAL_POSITIVE) else self.kg.official_pairs
         # toolkit–os is required only for a toolkit no build on the path carries,
         # which is not known until the path is complete; it is not propagated.
         pairs = [(u, l) for (u, l) in REQUIRED_PAIRS if u in domains and l in domains
@@ -540,7 +511,9 @@ class Solver:
             del values[layer]
 
     def _forcing_index(self) -> dict[tuple[str, Layer], frozenset[str]]:
-        """(node, layer) → the nodes an unconditional has_arch / built_with / bundles fact allows there."""
+        """(node, layer) → the nodes an unconditional has_arch / built_with / bundles fact allows there.
+
+        Only unconditional facts force a layer (vLLM's CUDA wheels say nothing about ROCm)."""
         index = getattr(self, "_forcing", None)
         if index is None:
             found: dict[tuple[str, Layer], set[str]] = {}
@@ -630,16 +603,13 @@ class Solver:
         build was compiled with or bundles. Narrow those layers so that explanations
         break on the user's choices, never on hardware or on what a wheel contains."""
         doms = dict(doms)
-        for pinned_layer, ids in problem.pins.items():
-            forced: dict[Layer, set[str]] = {}
-            for node_id in ids:
-                for cf in self.kg.by_node.get(node_id, []):
-                    # Only unconditional facts force a layer (vLLM's CUDA wheels say nothing about ROCm).
-                    if node_id in cf.subjects and cf.positive and cf.target.ids is not None and not cf.when and \
-                            cf.fact.relation.value in ("has_arch", "built_with", "bundles"):
-                        forced.setdefault(cf.target.layer, set()).update(cf.target.ids)
-            for layer, allowed in forced.items():
-                if layer in doms and layer not in problem.pins:
+        forcing = self._forcing_index()
+        for ids in problem.pins.values():
+            for layer in doms:
+                if layer in problem.pins:
+                    continue
+                allowed = set().union(*(forcing.get((node_id, layer), ()) for node_id in ids))
+                if allowed:
                     doms[layer] = [v for v in doms[layer] if v in allowed] or doms[layer]
         if Layer.arch in problem.pins and Layer.gpu in doms and Layer.gpu not in problem.pins:
             arch_pins = problem.pins[Layer.arch]
@@ -771,6 +741,20 @@ class _Desc:
 
     def __eq__(self, other) -> bool:
         return self.v == other.v
+
+
+def provided_by(kg: KnowledgeGraph, layer: Layer, values: dict[Layer, str]) -> str | None:
+    """The node on the path whose build fixes this layer's node (built_with / bundles)."""
+    value = values.get(layer)
+    if value is None or is_pseudo(value):
+        return None
+    for other_layer, other in values.items():
+        if other_layer is layer or is_pseudo(other):
+            continue
+        for cf in kg.by_subject.get((other, layer), []):
+            if cf.fact.relation.value in ("built_with", "bundles") and cf.positive and cf.selects(value):
+                return other
+    return None
 
 
 def _gaps(path: Path) -> int:

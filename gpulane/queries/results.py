@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpulane.graph.kb import KnowledgeGraph
-from gpulane.graph.solver import NOT_USED, Path, is_pseudo
+from gpulane.graph.solver import NOT_USED, Path, is_pseudo, provided_by
 from gpulane.model import LAYER_ORDER, Layer
 
 __all__ = ["hop_list", "FindResult", "PathsResult", "node_ref", "group_answers"]
@@ -18,20 +18,6 @@ __all__ = ["hop_list", "FindResult", "PathsResult", "node_ref", "group_answers"]
 def node_ref(kg: KnowledgeGraph, node_id: str) -> dict:
     node = kg.nodes[node_id]
     return {"id": node.id, "name": node.name}
-
-
-def _provided_by(kg: KnowledgeGraph, path: Path, layer: Layer) -> str | None:
-    """The node on the path whose build carries this layer's node (built_with / bundles)."""
-    value = path.values.get(layer)
-    if value is None or is_pseudo(value):
-        return None
-    for other_layer, other in path.values.items():
-        if other_layer is layer or is_pseudo(other):
-            continue
-        for cf in kg.by_subject.get((other, layer), []):
-            if cf.fact.relation.value in ("built_with", "bundles") and cf.selects(value):
-                return other
-    return None
 
 
 def hop_list(kg: KnowledgeGraph, path: Path) -> list[dict]:
@@ -61,7 +47,7 @@ def hop_list(kg: KnowledgeGraph, path: Path) -> list[dict]:
         else:
             hop["node"] = value
             hop["name"] = kg.nodes[value].name
-            provider = _provided_by(kg, path, layer)
+            provider = provided_by(kg, layer, path.values)
             if provider and layer is Layer.toolkit:
                 hop["bundled_by"] = provider
         hops.append(hop)
