@@ -47,9 +47,7 @@ class Plan:
     order: tuple[Layer, str] | None = None
     limit: int | None = None
     keep: list[Layer] = field(default_factory=list)
-    pinned: list[Layer] = field(default_factory=list)  # layers the user named, in the order written
     labels: dict[Layer, str] = field(default_factory=dict)  # how the user wrote each pinned layer
-    filters: list[tuple[Condition, Layer]] = field(default_factory=list)
 
 
 def _layer_of(kg: KnowledgeGraph, name: str, span, text: str) -> Layer:
@@ -67,26 +65,19 @@ def plan(kg: KnowledgeGraph, st: Statement) -> Plan:
     pins: dict[Layer, frozenset[str]] = {}
     driver: DriverPin | None = None
     mentioned: set[Layer] = set()
-    pinned: list[Layer] = []
     labels: dict[Layer, str] = {}
-    filters: list[tuple[Condition, Layer]] = []
 
     for cond in st.conditions:
         name = cond.name.lower()
         layer, attr = _target(kg, name, cond, text)
         mentioned.add(layer)
-        filters.append((cond, layer))
         if layer is Layer.driver and attr is None:
             driver = _driver_pin(kg, cond, text)
-            if Layer.driver not in pinned:
-                pinned.append(Layer.driver)
             labels[Layer.driver] = driver.text
             continue
         ids = _attribute_ids(kg, layer, attr, cond, text) if attr else _layer_ids(kg, layer, cond, text)
         pins[layer] = pins[layer] & ids if layer in pins else ids
         if attr is None:
-            if layer not in pinned:
-                pinned.append(layer)
             labels[layer] = _label(cond)
 
     project: list[Layer] = []
@@ -131,7 +122,7 @@ def plan(kg: KnowledgeGraph, st: Statement) -> Plan:
     top = max((_rank(l) for l in mentioned), default=_rank(Layer.arch))
     scope = tuple(l for l in LAYER_ORDER if _rank(l) <= max(top, _rank(Layer.arch)))
     problem = Problem(pins, scope, frozenset(allow), driver, lenient=lenient)
-    return Plan(st, problem, project, order, st.limit, keep, pinned, labels, filters)
+    return Plan(st, problem, project, order, st.limit, keep, labels)
 
 
 def _rank(layer: Layer) -> int:
