@@ -72,6 +72,10 @@ ALWAYS_EXHAUSTIVE = frozenset(
 )
 
 Vendor = Literal["amd", "nvidia", "intel", "any"]
+# Market segment of a GPU product, as its vendor's own catalogue groups it.
+Segment = Literal["consumer", "workstation", "datacenter", "embedded", "integrated"]
+# The compute backend an app release or feature uses (llama.cpp (HIP) is "rocm").
+Backend = Literal["cuda", "rocm", "vulkan", "metal", "sycl", "cpu"]
 
 
 class Source(BaseModel):
@@ -108,6 +112,10 @@ class Node(BaseModel):
     family: Optional[str] = None
     version: Optional[str] = None
     vram_gb: Optional[float] = None
+    segment: Optional[Segment] = None
+    # PCI device ids ("10de:2684", "1002:744c"), lower-case hex, vendor:device.
+    pci_ids: list[str] = []
+    backend: Optional[Backend] = None
     llvm_target: Optional[str] = None
     compute_capability: Optional[str] = None
     platform: Optional[Platform] = None
@@ -155,6 +163,8 @@ class Selector(BaseModel):
     version: Optional[str] = Field(default=None, description="PEP 440 specifier set")
     platform: Optional[Platform] = None
     compute_capability: Optional[str] = Field(default=None, description="specifier")
+    segment: Optional[Segment] = None
+    backend: Optional[Backend] = None
 
     @model_validator(mode="before")
     @classmethod
@@ -167,7 +177,8 @@ class Selector(BaseModel):
 
     @model_validator(mode="after")
     def _not_empty(self) -> "Selector":
-        attrs = (self.ids, self.vendor, self.family, self.version, self.platform, self.compute_capability)
+        attrs = (self.ids, self.vendor, self.family, self.version, self.platform, self.compute_capability,
+                 self.segment, self.backend)
         if all(a is None for a in attrs):
             raise ValueError("a selector needs ids or at least one attribute")
         if self.ids is None and self.layer is None:
@@ -190,6 +201,10 @@ class Fact(BaseModel):
     section: Optional[str] = None
     reviewed: Optional[dt.date] = None
     exhaustive: bool = False
+    # For an exhaustive list: the nodes the source's list is complete over. A node outside
+    # the domain is neither listed nor "not listed": the list says nothing about it
+    # (AMD's Radeon table is complete for Radeon cards, silent about Instinct ones).
+    domain: Optional[Selector] = None
     note: Optional[str] = None
     # A limit of the claim that every answer using it must show.
     caveat: Optional[str] = None

@@ -51,6 +51,12 @@ class CompiledFact:
     when: tuple[Condition, ...]
     # For build lists: arch id → the build target whose code runs there, and why.
     via: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # For exhaustive lists: the nodes the list is complete over (None: the whole layer).
+    domain: Condition | None = None
+
+    def restricts(self, node_id: str) -> bool:
+        """Whether this exhaustive fact's silence about node_id means "not listed"."""
+        return self.exhaustive and (self.domain is None or self.domain.holds_for(node_id))
 
     @property
     def id(self) -> str:
@@ -122,6 +128,10 @@ class KnowledgeGraph:
             return False
         if sel.platform and node.platform != sel.platform:
             return False
+        if sel.segment and node.segment != sel.segment:
+            return False
+        if sel.backend and node.backend != sel.backend:
+            return False
         if sel.version and not (node.version and spec_matches(node.version, sel.version)):
             return False
         if sel.compute_capability and not (
@@ -141,7 +151,10 @@ class KnowledgeGraph:
             target = self.select(fact.object)
         when = tuple(self.select(sel.model_copy(update={"layer": sel.layer or layer}))
                      for layer, sel in fact.when.items())
-        return CompiledFact(index, fact, first.layer, subjects, target, when, via)
+        domain = None
+        if fact.domain is not None:
+            domain = self.select(fact.domain.model_copy(update={"layer": fact.domain.layer or target.layer}))
+        return CompiledFact(index, fact, first.layer, subjects, target, when, via, domain)
 
     def _expand_build_targets(self, targets: list[str], via: dict[str, tuple[str, str]]) -> Condition:
         """Build-list ids, with NVIDIA binary and PTX compatibility applied."""

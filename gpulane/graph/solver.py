@@ -201,7 +201,7 @@ class Solver:
                     if selects and applies:
                         negative.append(cf)
                     continue
-                if cf.exhaustive and applies:
+                if applies and cf.restricts(other):
                     side_exhaustive.append(cf)
                 if not selects:
                     continue
