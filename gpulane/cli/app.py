@@ -61,11 +61,15 @@ def _resolve_one(kg, name: str, layer: Layer | None = None) -> str:
     return ids[0]
 
 
-@app.command()
-def show(name: str = typer.Argument(..., help="A node's name or alias: '7900 XTX', 'w7900', 'gfx1100', 'CUDA 12.4.1'."),
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def show(name: list[str] = typer.Argument(..., help="A node's name or alias: '7900 XTX', 'w7900', 'gfx1100', 'CUDA 12.4.1'."),
          layer: Optional[str] = typer.Option(None, "--layer", help="Look only in this layer."),
          as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
     """A node, its attributes, its facts and their sources."""
+    _show(" ".join(w.strip() for w in name).strip().strip("\"'"), layer, as_json)
+
+
+def _show(name: str, layer: str | None, as_json: bool) -> None:
     from gpulane.cli.render_kb import fact_json, fact_line, node_json, source_citation
 
     kg = _graph()
@@ -112,15 +116,23 @@ def _layer(text: str) -> Layer:
         raise QueryError(f"unknown layer '{text}'", hint=hint, code="unknown_layer") from None
 
 
-@app.command("list")
-def list_nodes(layer: str = typer.Argument(..., help="One of gpu, arch, os, driver, toolkit, framework, app."),
+@app.command("list", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def list_nodes(words: list[str] = typer.Argument(..., help="A layer (gpu, arch, os, driver, toolkit, framework, app), "
+                                                      "optionally followed by: where vendor = nvidia ..."),
                vendor: Optional[str] = typer.Option(None, "--vendor", help="amd or nvidia."),
                family: Optional[str] = typer.Option(None, "--family", help="RDNA3, Ampere, cuda, torch, ..."),
                as_json: bool = typer.Option(False, "--json", help="Print a JSON list of nodes.")):
-    """The nodes of one layer, with filters."""
-
+    """The nodes of one layer, with filters: `list gpu --vendor amd` or `list 'gpu where vendor = amd'`."""
+    text = _statement_text(words)
+    if len(text.split()) > 1:
+        if vendor or family:
+            raise QueryError("use either a where clause or --vendor/--family, not both",
+                             hint=f"for example: gpulane list '{text} and vendor = {vendor or 'amd'}'",
+                             code="misplaced_clause")
+        _run_statement("list " + text, as_json)
+        return
     kg = _graph()
-    lyr = _layer(layer)
+    lyr = _layer(text)
     ids = kg.by_layer[lyr]
     if vendor:
         ids = [i for i in ids if (kg.nodes[i].vendor or "") == vendor.lower()]
@@ -197,7 +209,7 @@ def _run_statement(text: str, as_json: bool) -> None:
         answer = fix_mod.fix(kg, plan)
         _emit_json(render_explain.fix_json(kg, answer)) if as_json else _emit_text(render_explain.fix_text(kg, answer))
     elif verb == "show":
-        show(plan.statement.subject.text, None, as_json)
+        _show(plan.statement.subject.text, None, as_json)
     elif verb == "list":
         layer = plan.project[0].value if plan.project else "gpu"
         _list_plan(kg, plan, layer, as_json)
@@ -215,14 +227,14 @@ _STATEMENT_HELP = "The rest of the statement, e.g. gpu where vendor = AMD and ap
 def find(words: list[str] = typer.Argument(..., help=_STATEMENT_HELP),
          as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
     """Which values of a layer have a complete supported path (one witness each)."""
-    _run_statement("find " + " ".join(_quote(w) for w in words), as_json)
+    _run_statement("find " + _statement_text(words), as_json)
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def paths(words: list[str] = typer.Argument(None, help="where ... [order by LAYER] [limit N]"),
           as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
     """List complete supported paths."""
-    _run_statement("paths " + " ".join(_quote(w) for w in (words or [])), as_json)
+    _run_statement("paths " + _statement_text(words), as_json)
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
@@ -279,11 +291,12 @@ def record(words: list[str] = typer.Argument(None, help='gpu = "RX 7900 XTX", os
     record_command(_config_text(words, plan_file), fmt, model, quantization, context, output)
 
 
-@app.command()
-def query(statement: str = typer.Argument(..., help="Any statement: find, paths, explain, fix, show, list."),
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def query(words: list[str] = typer.Argument(..., help="Any statement: find, paths, explain, fix, show, list."),
           as_json: bool = typer.Option(False, "--json", help="Print JSON."),
           sparql: bool = typer.Option(False, "--sparql", help="Print the SPARQL SELECT that answers a find statement.")):
     """Run any statement of the query language (or, with --sparql, translate a find statement)."""
+    statement = _statement_text(words)
     if sparql:
         from gpulane.cli.rdf_commands import sparql_command
 
@@ -301,8 +314,32 @@ def export(fmt: str = typer.Option("turtle", "--format", help="turtle, jsonld or
     export_command(fmt, output)
 
 
+# Words that start a clause or name a layer: a shell word beginning with one is a piece of
+# the statement ('gpu where vendor = AMD'), not one name with spaces ('RX 7900 XTX').
+_CLAUSE_WORDS = frozenset(LAYER_NAMES) | {"where", "and", "limit", "order", "allow", "keep", "find", "paths",
+                                          "explain", "fix", "why", "show", "list"}
+_OPERATOR_CHARS = frozenset('=<>{}"\'')
+
+
+def _is_statement_piece(word: str) -> bool:
+    """Whether one shell word holds part of a statement rather than a single name."""
+    if any(ch in _OPERATOR_CHARS for ch in word):
+        return True
+    first = word.split(None, 1)[0].rstrip(",").lower() if word.strip() else ""
+    return first in _CLAUSE_WORDS
+
+
+def _statement_text(words: list[str] | None) -> str:
+    """The statement the shell words spell, the same whether the user quoted the whole
+    statement as one argument or typed it as words (quoting only the names with spaces)."""
+    return " ".join(_quote(w) for w in (words or [])).strip()
+
+
 def _quote(word: str) -> str:
-    """Re-quote a shell word that held spaces (the shell took the user's quotes)."""
+    """Re-quote a shell word that held spaces (the shell took the user's quotes); a word
+    that is a piece of the statement itself passes through as written."""
+    if _is_statement_piece(word):
+        return word.strip()
     if any(ch.isspace() for ch in word) and not (word.startswith('"') or word.startswith("'")):
         if word.endswith(","):
             return '"' + word[:-1].replace('"', "") + '",'
@@ -316,9 +353,9 @@ def _config_text(words: list[str] | None, plan_file: Path | None) -> str:
 
         text = read_plan_file(plan_file)
         if words:
-            text += " " + " ".join(_quote(w) for w in words)
+            text += " " + _statement_text(words)
         return text
-    return " ".join(_quote(w) for w in (words or []))
+    return _statement_text(words)
 
 
 @kb_app.command("check")

@@ -263,6 +263,15 @@ def _write_atomic(path: Path, text: str) -> None:
         raise RecordWriteError(f"{path}: cannot write the record ({exc.strerror or exc})") from None
 
 
+def _as_record(exc: QueryError) -> QueryError:
+    """A record is planned as an explain statement; its errors echo the verb the user typed."""
+    if exc.text.startswith("explain "):
+        exc.text = "record " + exc.text[len("explain "):]
+        if exc.span is not None and exc.span.line == 1 and exc.span.column > len("record "):
+            exc.span.column -= len("explain") - len("record")
+    return exc
+
+
 def record_command(config_text: str, fmt: str, model: str | None, quantization: str | None, context: str | None,
                    output: Path | None, *, kg=None, today=None) -> None:
     """`gpulane record CONFIG --format markdown|json|mermaid [--model --quantization --context] [--output]`."""
@@ -276,7 +285,10 @@ def record_command(config_text: str, fmt: str, model: str | None, quantization: 
         raise QueryError("record needs a configuration", hint='for example: gpulane record gpu = "RX 7900 XTX", '
                          'os = "Ubuntu 24.04", app = vLLM', code="empty_configuration")
     kg = _graph(kg)
-    record = record_for(kg, config_text, model, quantization, context, today)
+    try:
+        record = record_for(kg, config_text, model, quantization, context, today)
+    except QueryError as exc:
+        raise _as_record(exc) from None
     if fmt == "json":
         text = json.dumps(record_json(record), indent=2, ensure_ascii=False) + "\n"
     elif fmt == "mermaid":

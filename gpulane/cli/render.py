@@ -56,6 +56,8 @@ def _unofficial_note(kg: KnowledgeGraph, path) -> str | None:
 
 def find_text(kg: KnowledgeGraph, result: FindResult) -> str:
     what = ", ".join(l.value for l in result.project)
+    if result.drivers is not None and result.answers:
+        return drivers_text(kg, result)
     if not result.answers:
         return f"no {what} found: {result.empty_reason}"
     groups = group_answers(kg, result)
@@ -98,7 +100,49 @@ def _gaps(kg: KnowledgeGraph, path) -> str:
                      for e in path.edges if e.verdict == "unknown")
 
 
+def _driver_rest(result: FindResult) -> list:
+    return [layer for layer in result.project if layer.value != "driver"]
+
+
+def _driver_words(answer) -> str:
+    if not answer.stated:
+        return "no driver requirement stated in the knowledge base (unknown)"
+    return f"driver {answer.path.driver_range.describe()}"
+
+
+def drivers_text(kg: KnowledgeGraph, result: FindResult) -> str:
+    """`find driver`: per OS platform and GPU vendor, the lowest stated driver range and its facts."""
+    from gpulane.cli.render_kb import source_citation
+
+    rest = _driver_rest(result)
+    groups: dict[tuple, list] = {}
+    for d in result.drivers:
+        key = (d.platform, d.vendor, _driver_words(d), tuple(cf.id for cf in d.path.driver_facts))
+        groups.setdefault(key, []).append(d)
+    lenient = any(path.verdict == "unknown" for _, path in result.answers)
+    lines = [f"the lowest driver each {'candidate' if lenient else 'supported'} path needs, per OS platform "
+             f"and GPU vendor ({len(groups)} answer{'s' if len(groups) != 1 else ''}):"]
+    if lenient:
+        lines.append("  (no path is fully backed by sources: the paths below have edges no source covers)")
+    for (platform, vendor, words, _), members in groups.items():
+        head = f"  {platform} · {vendor} GPUs: {words}"
+        if rest:
+            names = [" + ".join(kg.nodes[c].name for c in d.combo) for d in members]
+            head += f"  (for {compact_names(names)})"
+        lines.append(head)
+        path = members[0].path
+        for cf in path.driver_facts:
+            lines.append(f"      from {cf.id}: {source_citation(kg, cf)}")
+        lines.append(f"      via {path_line(kg, path, ('driver',))}")
+        lines.extend(_path_notes(kg, path, "      "))
+    if result.truncated:
+        lines.append("(stopped at the time limit: more answers may exist)")
+    return "\n".join(lines)
+
+
 def find_json(kg: KnowledgeGraph, result: FindResult) -> dict:
+    if result.drivers is not None and result.answers:
+        return _drivers_json(kg, result)
     answers = []
     for combo, path in result.answers:
         entry = {layer.value: node_ref(kg, node) for layer, node in zip(result.project, combo)}
@@ -110,6 +154,21 @@ def find_json(kg: KnowledgeGraph, result: FindResult) -> dict:
     out = {"statement": "find", "project": [l.value for l in result.project], "answers": answers}
     if result.empty_reason:
         out["empty_reason"] = result.empty_reason
+    if result.truncated:
+        out["truncated"] = True
+    return out
+
+
+def _drivers_json(kg: KnowledgeGraph, result: FindResult) -> dict:
+    answers = []
+    for d in result.drivers:
+        entry = {layer.value: node_ref(kg, node) for layer, node in zip(_driver_rest(result), d.combo)}
+        entry["driver"] = {"platform": d.platform, "gpu_vendor": d.vendor,
+                           "range": d.path.driver_range.describe() if d.stated else None,
+                           "facts": [cf.id for cf in d.path.driver_facts]}
+        entry["path"] = hop_list(kg, d.path)
+        answers.append(entry)
+    out = {"statement": "find", "project": [l.value for l in result.project], "answers": answers}
     if result.truncated:
         out["truncated"] = True
     return out

@@ -12,7 +12,7 @@ from gpulane.graph.kb import KnowledgeGraph
 from gpulane.graph.solver import NOT_USED, Path, is_pseudo, provided_by
 from gpulane.model import LAYER_ORDER, Layer
 
-__all__ = ["hop_list", "FindResult", "PathsResult", "node_ref", "group_answers"]
+__all__ = ["hop_list", "FindResult", "PathsResult", "DriverAnswer", "node_ref", "group_answers", "driver_minimum"]
 
 
 def node_ref(kg: KnowledgeGraph, node_id: str) -> dict:
@@ -63,11 +63,40 @@ def _driver_words(path: Path) -> str:
 
 
 @dataclass
+class DriverAnswer:
+    """The driver a `find driver` question needs for one OS platform and GPU vendor.
+
+    ``combo`` holds the values of the other projected layers (empty for `find driver`);
+    ``path`` is the supported path with the lowest stated driver minimum, whose
+    ``driver_range`` and ``driver_facts`` are the answer and its evidence.
+    """
+
+    combo: tuple[str, ...]
+    platform: str
+    vendor: str
+    path: Path
+
+    @property
+    def stated(self) -> bool:
+        """Whether any fact on the path states a driver requirement."""
+        return bool(self.path.driver_facts)
+
+
+@dataclass
 class FindResult:
     project: list[Layer]
     answers: list[tuple[tuple[str, ...], Path]]
     empty_reason: str | None = None
     truncated: bool = False
+    drivers: list[DriverAnswer] | None = None  # set when the driver layer is projected
+
+
+def driver_minimum(path: Path):
+    """The lowest driver version a path's range admits (None: no lower bound), for ordering."""
+    if path.driver_range is None or not path.driver_range.intervals:
+        return None
+    lows = [iv.lo for iv in path.driver_range.intervals]
+    return None if any(lo is None for lo in lows) else min(lows)
 
 
 @dataclass

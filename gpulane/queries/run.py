@@ -10,11 +10,11 @@ from dataclasses import replace
 
 from gpulane.errors import QueryError
 from gpulane.graph.kb import KnowledgeGraph
-from gpulane.graph.solver import Solver
-from gpulane.model import Layer
+from gpulane.graph.solver import Solver, is_pseudo
+from gpulane.model import LAYER_ORDER, Layer
 from gpulane.queries.parser import parse
 from gpulane.queries.plan import Plan, plan
-from gpulane.queries.results import FindResult, PathsResult
+from gpulane.queries.results import DriverAnswer, FindResult, PathsResult, driver_minimum
 
 __all__ = ["solver_for", "compile_query", "find", "paths", "DEFAULT_PATHS_LIMIT", "FIND_TIME_BUDGET_S"]
 
@@ -41,6 +41,8 @@ def find(kg: KnowledgeGraph, p: Plan) -> FindResult:
     if not p.project:
         raise QueryError("find needs the layer(s) to list", p.statement.text, None,
                          "for example: find gpu where app = vLLM", code="no_projection")
+    if Layer.driver in p.project:
+        return _find_driver(kg, p)
     solver = solver_for(kg)
     deadline = time.perf_counter() + FIND_TIME_BUDGET_S
     answers = solver.find(p.problem, p.project, limit=p.limit, deadline=deadline)
@@ -48,6 +50,94 @@ def find(kg: KnowledgeGraph, p: Plan) -> FindResult:
     if not answers:
         result.empty_reason = _why_empty(kg, p)
     return result
+
+
+# Paths looked at per answer when searching for the lowest stated driver minimum.
+DRIVER_PATHS_PER_ANSWER = 40
+_OLDEST_FIRST = (Layer.toolkit, Layer.framework, Layer.app)
+
+
+def _find_driver(kg: KnowledgeGraph, p: Plan) -> FindResult:
+    """`find driver ...`: drivers are ranges, not nodes, so the answer is, per OS platform and
+    GPU vendor (and per value of the other projected layers), the supported path whose facts
+    state the lowest driver minimum, with those facts."""
+    solver = solver_for(kg)
+    deadline = time.perf_counter() + FIND_TIME_BUDGET_S
+    rest = [layer for layer in p.project if layer is not Layer.driver]
+    problem = p.problem
+    if Layer.toolkit not in problem.scope:
+        # Driver minimums are stated mostly by toolkits: a path up to the driver alone would
+        # leave most of them out, so the search reaches the toolkit layer.
+        scope = tuple(layer for layer in LAYER_ORDER if layer in problem.scope or layer is Layer.toolkit)
+        problem = replace(problem, scope=scope)
+    os_ids = problem.pins.get(Layer.os, frozenset(kg.by_layer[Layer.os]))
+    gpu_ids = problem.pins.get(Layer.gpu, frozenset(kg.by_layer[Layer.gpu]))
+    drivers: list[DriverAnswer] = []
+    for platform, os_part in _split(kg, os_ids, lambda n: n.platform.value if n.platform else "other"):
+        for vendor, gpu_part in _split(kg, gpu_ids, lambda n: n.vendor or "other"):
+            pins = {**problem.pins, Layer.os: os_part, Layer.gpu: gpu_part}
+            sub = replace(problem, pins=pins)
+            combos = [c for c, _ in solver.find(sub, rest, limit=p.limit, deadline=deadline)] if rest else [()]
+            for combo in combos:
+                pinned = {**pins, **{layer: frozenset([v]) for layer, v in zip(rest, combo)}}
+                best = _lowest_driver_path(solver, replace(sub, pins=pinned), deadline)
+                if best is not None:
+                    drivers.append(DriverAnswer(tuple(combo), platform, vendor, best))
+    if not drivers and not problem.lenient:
+        # The driver facts hold even where another edge of the path has no source (a toolkit
+        # whose OS list the knowledge base lacks): answer from such paths, labelled unknown.
+        relaxed = _find_driver(kg, replace(p, problem=replace(problem, lenient=True)))
+        if relaxed.drivers:
+            return relaxed
+    answers = [(d.combo, d.path) for d in drivers]
+    result = FindResult(p.project, answers, truncated=time.perf_counter() > deadline, drivers=drivers)
+    if not drivers:
+        result.empty_reason = _why_empty(kg, p)
+    return result
+
+
+def _split(kg: KnowledgeGraph, ids, key) -> list[tuple[str, frozenset[str]]]:
+    """Node ids grouped by a key of their node, groups in key order."""
+    groups: dict[str, set[str]] = {}
+    for node_id in ids:
+        groups.setdefault(key(kg.nodes[node_id]), set()).add(node_id)
+    return [(k, frozenset(v)) for k, v in sorted(groups.items())]
+
+
+def _lowest_driver_path(solver: Solver, problem, deadline: float):
+    """Among the first supported paths (oldest toolkits and builds first, since older
+    releases ask for older drivers), the one stating the lowest driver minimum; a path that
+    states none only when no path looked at states one."""
+    doms = solver.domains(problem)
+    for layer in _OLDEST_FIRST:
+        if layer in doms:
+            real = [v for v in doms[layer] if not is_pseudo(v)]
+            doms[layer] = list(reversed(real)) + [v for v in doms[layer] if is_pseudo(v)]
+    # Arc consistency even for a lenient search: a path may lack a source for an edge,
+    # never pair a GPU with an architecture or toolkit nothing links it to.
+    doms = solver.propagate(replace(problem, lenient=False), doms)
+    if any(not values for values in doms.values()):
+        return None
+    best = None
+    best_key = None
+    for i, path in enumerate(solver.solutions(problem, doms, deadline=deadline, propagate=False)):
+        if i >= DRIVER_PATHS_PER_ANSWER:
+            break
+        low = driver_minimum(path)
+        # Paths with a stated requirement win over paths without one; then the lowest minimum.
+        key = (0, low) if path.driver_facts and low is not None else ((1, None) if not path.driver_facts else (0, None))
+        if best is None or _before(key, best_key):
+            best, best_key = path, key
+    return best
+
+
+def _before(a: tuple, b: tuple) -> bool:
+    """Order of (has-no-requirement, minimum) keys: stated first, then lower (None lowest)."""
+    if a[0] != b[0]:
+        return a[0] < b[0]
+    if a[1] is None or b[1] is None:
+        return a[1] is None and b[1] is not None
+    return a[1] < b[1]
 
 
 def paths(kg: KnowledgeGraph, p: Plan) -> PathsResult:
@@ -79,7 +169,7 @@ def _why_empty(kg: KnowledgeGraph, p: Plan) -> str:
     the filter that emptied the answer (filters added in the order written)."""
     solver = solver_for(kg)
     if not p.problem.lenient:
-        project = p.project or [Layer.gpu]
+        project = [layer for layer in p.project if layer is not Layer.driver] or [Layer.gpu]
         lenient = replace(p.problem, lenient=True)
         found = solver.find(lenient, project, limit=50, deadline=time.perf_counter() + FIND_TIME_BUDGET_S / 4)
         if found:
@@ -94,7 +184,7 @@ def _why_empty(kg: KnowledgeGraph, p: Plan) -> str:
             return (f"no path is fully backed by sources, but {more} candidate(s) are blocked only by missing "
                     f"knowledge ({top}); add 'allow unknown' to list them, labelled")
     conds = p.statement.conditions
-    project = p.project or [Layer.gpu]
+    project = [layer for layer in p.project if layer is not Layer.driver] or [Layer.gpu]
     previous = None
     for k in range(len(conds) + 1):
         st = replace(p.statement, conditions=conds[:k])

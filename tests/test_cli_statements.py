@@ -1,0 +1,163 @@
+"""Issue 15: every verb takes its statement as one quoted argument or as words, with the
+same output; `find driver` answers; `list LAYER where ...` works; find never raises."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from gpulane.cli import app as cli_app
+from gpulane.cli import probe_commands
+from gpulane.errors import QueryError
+from gpulane.model import LAYER_ORDER, Layer
+from gpulane.queries import run
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def cli(shipped, monkeypatch):
+    """Run the CLI in-process on the shipped graph; returns (exit code, stdout, stderr)."""
+    monkeypatch.setattr(cli_app, "_graph", lambda: shipped)
+    monkeypatch.setattr(probe_commands, "_graph", lambda kg=None: shipped)
+
+    def invoke(*args: str):
+        result = runner.invoke(cli_app.app, list(args))
+        if result.exception and not isinstance(result.exception, SystemExit):
+            if isinstance(result.exception, QueryError):
+                return 2, "", result.exception.render()
+            raise result.exception
+        return result.exit_code, result.stdout, ""
+    return invoke
+
+
+# (verb, statement as the user quotes it whole, the same statement as shell words)
+BOTH_FORMS = [
+    ("find", 'gpu where vendor = AMD and app = vLLM', ["gpu", "where", "vendor", "=", "AMD", "and", "app", "=", "vLLM"]),
+    ("find", 'gpu, os where gpu = "RX 7900 XTX"', ["gpu,", "os", "where", "gpu", "=", "RX 7900 XTX"]),
+    ("paths", 'where gpu = "RX 7900 XTX" and app = vLLM limit 3',
+     ["where", "gpu", "=", "RX 7900 XTX", "and", "app", "=", "vLLM", "limit", "3"]),
+    ("explain", 'gpu = "Radeon PRO W7900", os = "Ubuntu 24.04", framework = torch',
+     ["gpu", "=", "Radeon PRO W7900,", "os", "=", "Ubuntu 24.04,", "framework", "=", "torch"]),
+    ("why", 'gpu = "RX 7900 XTX", os = "Ubuntu 24.04"', ["gpu", "=", "RX 7900 XTX,", "os", "=", "Ubuntu 24.04"]),
+    ("fix", 'gpu = "RX 7900 XTX", os = "Windows 11", app = vLLM keep gpu',
+     ["gpu", "=", "RX 7900 XTX,", "os", "=", "Windows 11,", "app", "=", "vLLM", "keep", "gpu"]),
+    ("record", 'gpu = "Radeon PRO W7900", os = "Ubuntu 24.04", framework = torch',
+     ["gpu", "=", "Radeon PRO W7900,", "os", "=", "Ubuntu 24.04,", "framework", "=", "torch"]),
+    ("query", 'find toolkit where arch = gfx1100 and os = "Ubuntu 24.04"',
+     ["find", "toolkit", "where", "arch", "=", "gfx1100", "and", "os", "=", "Ubuntu 24.04"]),
+    ("list", "gpu where vendor = nvidia", ["gpu", "where", "vendor", "=", "nvidia"]),
+    ("show", "RX 7900 XTX", ["RX", "7900", "XTX"]),
+]
+
+
+@pytest.mark.parametrize("verb, whole, words", BOTH_FORMS, ids=[f"{v}-{i}" for i, (v, _, _) in enumerate(BOTH_FORMS)])
+def test_one_argument_and_words_give_the_same_output(cli, verb, whole, words):
+    one = cli(verb, whole)
+    split = cli(verb, *words)
+    assert one == split
+    assert one[0] == 0, one[2]
+    assert one[1].strip()
+
+
+@pytest.mark.parametrize("verb", ["find", "paths", "explain", "fix", "record", "why"])
+def test_errors_echo_the_verb_typed(cli, verb):
+    statement = {"find": "gpu where gpu = Nonesuch-9", "paths": "where gpu = Nonesuch-9"}.get(
+        verb, 'gpu = "Radeon PRO W7900", os = "Ubuntu 24.04", framework = torchh')
+    code, _, err = cli(verb, statement)
+    assert code == 2
+    echo = err.splitlines()[1].strip()
+    assert echo.startswith(verb + " ")
+    # The caret sits under the offending word, whichever verb was typed.
+    caret = err.splitlines()[2]
+    start = caret.index("^") - 2
+    assert echo[start:start + 6].lower() in ("torchh", "nonesu")
+
+
+def test_the_issue_record_case_works(cli):
+    code, out, err = cli("record", 'gpu = "Radeon PRO W7900", os = "Ubuntu 24.04", framework = torch')
+    assert code == 0, err
+    assert "Radeon PRO W7900" in out and "Ubuntu 24.04" in out
+
+
+def test_list_takes_a_where_clause(cli, shipped):
+    code, out, _ = cli("list", "gpu", "where", "vendor", "=", "nvidia")
+    assert code == 0
+    nvidia = [n for n in shipped.nodes.values() if n.layer is Layer.gpu and n.vendor == "nvidia"]
+    assert out.strip().splitlines()[-1] == f"({len(nvidia)} gpu nodes)"
+    assert cli("list", "gpu", "--vendor", "nvidia") == (code, out, "")
+
+
+def test_find_driver_for_cuda_12_8_gives_the_minimum_per_platform(cli):
+    # CUDA 12.8 release notes, Table 3, row "12.8 GA": >= 570.26 on Linux x86_64, >= 570.65 on Windows.
+    code, out, err = cli("find", 'driver where toolkit = "CUDA 12.8"')
+    assert code == 0, err
+    lines = out.splitlines()
+    linux = next(i for i, l in enumerate(lines) if l.strip().startswith("linux · nvidia"))
+    windows = next(i for i, l in enumerate(lines) if l.strip().startswith("windows · nvidia"))
+    assert lines[linux].endswith("driver >= 570.26")
+    assert lines[windows].endswith("driver >= 570.65")
+    assert "cuda-12.8.0-linux-driver-min" in lines[linux + 1]
+    assert "cuda-12.8.0-windows-driver-min" in lines[windows + 1]
+
+
+def test_find_driver_json_names_range_platform_and_facts(cli):
+    import json
+
+    code, out, _ = cli("find", "driver", "where", "toolkit", "=", "CUDA 12.8", "--json")
+    assert code == 0
+    answers = json.loads(out)["answers"]
+    by_platform = {a["driver"]["platform"]: a["driver"] for a in answers if a["driver"]["gpu_vendor"] == "nvidia"}
+    assert by_platform["linux"]["range"] == ">= 570.26"
+    assert by_platform["linux"]["facts"] == ["cuda-12.8.0-linux-driver-min"]
+
+
+@pytest.mark.parametrize("statement", ['find driver where gpu = "RTX 4090"', "find gpu, driver where app = Ollama",
+                                       "find driver", "find driver, os where vendor = amd"])
+def test_find_driver_questions_answer(cli, statement):
+    code, out, err = cli("query", statement)
+    assert code in (0,), err
+    assert "driver" in out
+
+
+# -- find L for every layer and pair of layers never raises -----------------------------------------
+
+PROJECTIONS = [(layer,) for layer in LAYER_ORDER] + list(itertools.combinations(LAYER_ORDER, 2))
+
+
+def _condition(shipped, layer: Layer, pick: int, form: int) -> str:
+    ids = sorted(shipped.by_layer[layer])
+    node = shipped.nodes[ids[pick % len(ids)]]
+    if form == 0 or layer is Layer.driver:
+        return f'{layer.value} = "{node.name}"'
+    if form == 1 and node.vendor:
+        return f"vendor = {node.vendor}"
+    if form == 2 and node.platform:
+        return f"platform = {node.platform.value}"
+    if form == 3 and node.version:
+        return f"{layer.value} >= {node.version}"
+    return f'{layer.value} != "{node.name}"'
+
+
+@pytest.mark.parametrize("projection", PROJECTIONS, ids=["-".join(l.value for l in p) for p in PROJECTIONS])
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(conditions=st.lists(st.tuples(st.sampled_from(LAYER_ORDER), st.integers(0, 10_000), st.integers(0, 4)),
+                           max_size=2))
+def test_find_every_layer_and_pair_never_raises(shipped, monkeypatch, projection, conditions):
+    monkeypatch.setattr(run, "FIND_TIME_BUDGET_S", 0.5)
+    text = "find " + ", ".join(l.value for l in projection)
+    if conditions:
+        text += " where " + " and ".join(_condition(shipped, *c) for c in conditions)
+    from gpulane.cli.render import find_json, find_text
+
+    try:
+        result = run.find(shipped, run.compile_query(shipped, text))
+    except QueryError as err:
+        assert err.message
+        return
+    find_text(shipped, result)
+    find_json(shipped, result)
