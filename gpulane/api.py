@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Optional
+
+from pydantic import BaseModel, ConfigDict
 
 from gpulane.errors import KBInvalidError
 from gpulane.graph.kb import KnowledgeGraph
-from gpulane.loaders.cache import files_key, load_cached
-from gpulane.loaders.kbfiles import default_data_dir, kb_files, load_files
+from gpulane.loaders.cache import files_key, load_cached, slot_for
+from gpulane.loaders.kbfiles import MAX_FILE_BYTES, KnowledgeBase, StoredKB, default_data_dir, kb_files, load_files
 
 __all__ = ["load_graph", "build_graph"]
 
-CACHE_SALT = "gpulane-graph-v1"
+CACHE_SALT = "gpulane-graph-v2"
 
 
 def build_graph(data_dir: Path | None = None, strict: bool = True) -> KnowledgeGraph:
@@ -20,16 +23,21 @@ def build_graph(data_dir: Path | None = None, strict: bool = True) -> KnowledgeG
     With ``strict``, a knowledge base that `kb check` finds errors in is refused
     (KBInvalidError); malformed files always raise KBLoadError.
     """
+    files = kb_files(Path(data_dir) if data_dir else default_data_dir())
+    return _compile(load_files(files), strict)
+
+
+def _compile(kb: KnowledgeBase, strict: bool = True) -> KnowledgeGraph:
+    """A loaded knowledge base → the graph (checked and with its solver tables when strict)."""
     from gpulane.graph.check import check_graph
     from gpulane.queries.run import solver_for
 
-    files = kb_files(Path(data_dir) if data_dir else default_data_dir())
-    kg = KnowledgeGraph(load_files(files))
+    kg = KnowledgeGraph(kb)
     if strict:
         errors = [str(p) for p in check_graph(kg) if p.severity == "error"]
         if errors:
             raise KBInvalidError(errors)
-        solver_for(kg)  # its tables travel with the cached graph
+        solver_for(kg)  # built now, so that every query of this process shares its tables
     return kg
 
 
@@ -44,14 +52,48 @@ def _code_stamp() -> str:
     return ";".join(parts)
 
 
+_SelectorKey = tuple[Optional[str], Optional[tuple[str, ...]], Optional[str], Optional[str], Optional[str],
+                     Optional[str], Optional[str], Optional[str], Optional[str]]
+
+
+class _StoredGraph(BaseModel):
+    """What the cache holds for a knowledge-base folder: plain data, validated when read."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kb: StoredKB
+    # Selector expansions (key, layer, node ids), so a warm start need not match them again.
+    selections: list[tuple[_SelectorKey, str, list[str]]]
+
+
+def _encode(kg: KnowledgeGraph) -> bytes:
+    stored = _StoredGraph(kb=StoredKB.of(kg.kb), selections=kg.selection_table())
+    return stored.model_dump_json(exclude_unset=True).encode()
+
+
+def _decode(payload: bytes) -> KnowledgeGraph:
+    from gpulane.queries.run import solver_for
+
+    stored = _StoredGraph.model_validate_json(payload)
+    kg = KnowledgeGraph(stored.kb.knowledge_base(), stored.selections)  # checked before it was stored
+    solver_for(kg)
+    return kg
+
+
 def load_graph(data_dir: Path | None = None, use_cache: bool = True) -> KnowledgeGraph:
-    """The knowledge graph of a folder (default: the shipped one), from cache when fresh."""
+    """The knowledge graph of a folder (default: the shipped one), from cache when fresh.
+
+    The cache holds the checked knowledge base as data (JSON), never code: a hit is validated by
+    the schema and indexed again, which takes about as long as unpickling a whole graph did.
+    """
     directory = Path(data_dir) if data_dir else default_data_dir()
     if not use_cache:
         return build_graph(directory)
     from gpulane import __version__
 
     files = kb_files(directory)
-    key = files_key(files, f"{CACHE_SALT}:{__version__}:{directory.resolve()}:{_code_stamp()}")
-    kg, _ = load_cached(key, lambda: build_graph(directory))
-    return kg  # type: ignore[return-value]
+    install = Path(__file__).resolve().parent
+    key = files_key(files, f"{CACHE_SALT}:{__version__}:{directory.resolve()}:{_code_stamp()}", MAX_FILE_BYTES)
+    kg, _ = load_cached(key, lambda: _compile(load_files(files)), _encode, _decode,
+                        slot=slot_for(install, directory.resolve()))
+    return kg

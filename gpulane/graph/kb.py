@@ -19,7 +19,7 @@ from gpulane.model import (ALWAYS_EXHAUSTIVE, OFFICIAL_POSITIVE, Fact, Layer, No
                            Source, Status)
 from gpulane.versions import VersionRange, spec_matches
 
-__all__ = ["KnowledgeGraph", "CompiledFact", "Condition"]
+__all__ = ["KnowledgeGraph", "CompiledFact", "Condition", "selector_key"]
 
 
 @dataclass(frozen=True)
@@ -78,11 +78,25 @@ class CompiledFact:
         return self.target.holds_for(node_id)
 
 
+def selector_key(sel: Selector) -> tuple:
+    """A selector as a hashable tuple of plain values (strings, a tuple of ids, None)."""
+    return (sel.layer.value if sel.layer else None, None if sel.ids is None else tuple(sel.ids), sel.vendor,
+            sel.family, sel.version, sel.platform.value if sel.platform else None, sel.compute_capability,
+            sel.segment, sel.backend)
+
+
 class KnowledgeGraph:
     """The compiled, indexed knowledge base that every query runs on."""
 
-    def __init__(self, kb: KnowledgeBase):
+    def __init__(self, kb: KnowledgeBase, selections: Iterable[tuple[tuple, str, list[str]]] = ()):
+        """Index a knowledge base.
+
+        ``selections`` are expansions a previous compile of the same knowledge base made
+        (see ``selection_table``): given, they are reused instead of matched again.
+        """
         self.kb = kb
+        self._select_memo: dict[tuple, Condition] = {
+            key: Condition(Layer(layer), ids=frozenset(ids)) for key, layer, ids in selections}
         self.sources: dict[str, Source] = {}
         self.nodes: dict[str, Node] = {}
         for s in kb.sources:
@@ -104,8 +118,26 @@ class KnowledgeGraph:
 
     # -- compiling selectors ------------------------------------------------------
 
-    def select(self, sel: Selector) -> Condition:
-        """Expand a selector to the node ids (or driver range) it picks."""
+    def select(self, sel: Selector, default_layer: Layer | None = None) -> Condition:
+        """Expand a selector to the node ids (or driver range) it picks.
+
+        default_layer stands in for a selector that names no layer (a `when` key names it).
+        """
+        if sel.layer is None and default_layer is not None:
+            sel = sel.model_copy(update={"layer": default_layer})
+        # Many facts share a selector ({layer: os, platform: linux}); each is expanded once.
+        key = selector_key(sel)
+        memo = self._select_memo
+        if key not in memo:
+            memo[key] = self._select(sel)
+        return memo[key]
+
+    def selection_table(self) -> list[tuple[tuple, str, list[str]]]:
+        """The node-set expansions made so far, as plain data: (selector key, layer, sorted ids)."""
+        return [(key, cond.layer.value, sorted(cond.ids)) for key, cond in self._select_memo.items()
+                if cond.ids is not None and cond.drivers is None]
+
+    def _select(self, sel: Selector) -> Condition:
         layer = sel.layer
         if sel.ids is not None:
             ids = [i for i in sel.ids if i in self.nodes]
@@ -149,17 +181,17 @@ class KnowledgeGraph:
             target = self._expand_build_targets(fact.object.ids, via)
         else:
             target = self.select(fact.object)
-        when = tuple(self.select(sel.model_copy(update={"layer": sel.layer or layer}))
-                     for layer, sel in fact.when.items())
+        when = tuple(self.select(sel, layer) for layer, sel in fact.when.items())
         domain = None
         if fact.domain is not None:
-            domain = self.select(fact.domain.model_copy(update={"layer": fact.domain.layer or target.layer}))
+            domain = self.select(fact.domain, target.layer)
         return CompiledFact(index, fact, first.layer, subjects, target, when, via, domain)
 
     def _expand_build_targets(self, targets: list[str], via: dict[str, tuple[str, str]]) -> Condition:
         """Build-list ids, with NVIDIA binary and PTX compatibility applied."""
         ids: set[str] = set()
         arch_nodes = [self.nodes[a] for a in self.by_layer[Layer.arch]]
+        runs_on_memo = self.__dict__.setdefault("_runs_on_memo", {})
         for target in targets:
             if target in self.nodes:
                 ids.add(target)
@@ -168,7 +200,11 @@ class KnowledgeGraph:
                 for arch in arch_nodes:
                     if arch.compute_capability is None:
                         continue
-                    why = runs_on(target, arch)
+                    # Build lists repeat the same targets: each (target, arch) is judged once.
+                    pair = (target, arch.id)
+                    if pair not in runs_on_memo:
+                        runs_on_memo[pair] = runs_on(target, arch)
+                    why = runs_on_memo[pair]
                     if why and (arch.id not in via or via[arch.id][1] != "exact target"):
                         ids.add(arch.id)
                         via[arch.id] = (target, why)

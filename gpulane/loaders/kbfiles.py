@@ -16,15 +16,16 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Optional
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from gpulane.errors import FileProblem, KBLoadError
 from gpulane.model import Fact, KBFile, Node, Source
 
-__all__ = ["KnowledgeBase", "Origin", "load_files", "read_kb_file", "default_data_dir", "kb_files"]
+__all__ = ["KnowledgeBase", "Origin", "load_files", "read_kb_file", "default_data_dir", "kb_files",
+           "StoredKB", "MAX_FILE_BYTES"]
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
 
@@ -113,6 +114,35 @@ class KnowledgeBase:
     def origin(self, kind: str, index: int) -> Origin | None:
         """Where the index-th item of a kind ("sources", "nodes", "facts") was written."""
         return self.origins.get((kind, index))
+
+
+class StoredKB(BaseModel):
+    """A KnowledgeBase as the cache stores it: validated models and where each was written."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    files: list[str]
+    sources: list[Source]
+    nodes: list[Node]
+    facts: list[Fact]
+    # Per kind, one [path, line] per item (aligned with the item list); null where unknown.
+    origins: dict[str, list[Optional[tuple[str, int]]]]
+
+    @classmethod
+    def of(cls, kb: KnowledgeBase) -> "StoredKB":
+        """The stored form of a knowledge base (dump it with exclude_unset=True)."""
+        origins = {kind: [(o.path, o.line) if (o := kb.origins.get((kind, i))) else None
+                          for i in range(len(getattr(kb, kind)))] for kind in _KIND_WORD}
+        return cls(files=kb.files, sources=kb.sources, nodes=kb.nodes, facts=kb.facts, origins=origins)
+
+    def knowledge_base(self) -> KnowledgeBase:
+        """The KnowledgeBase back, as load_files made it."""
+        kb = KnowledgeBase(sources=self.sources, nodes=self.nodes, facts=self.facts, files=self.files)
+        for kind in _KIND_WORD:
+            for i, where in enumerate(self.origins.get(kind, [])):
+                if where is not None:
+                    kb.origins[(kind, i)] = Origin(where[0], where[1])
+        return kb
 
 
 _KIND_WORD = {"sources": "source", "nodes": "node", "facts": "fact"}

@@ -17,6 +17,8 @@ __all__ = ["NvidiaGpu", "NvidiaReading", "AmdAgent", "AmdReading", "OsReading", 
            "read_kernel", "read_torch_report", "OK", "NOT_FOUND", "UNREADABLE"]
 
 OK, NOT_FOUND, UNREADABLE = "ok", "not_found", "unreadable"
+# /etc/os-release is a few hundred bytes; more is read no further.
+MAX_OS_RELEASE_BYTES = 64 * 1024
 
 
 @dataclass

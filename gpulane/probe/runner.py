@@ -11,6 +11,8 @@ import platform
 import shutil
 import subprocess
 import sys
+import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -18,10 +20,12 @@ from typing import Callable
 from gpulane.probe import readers as r
 
 __all__ = ["ToolRun", "Found", "run_tool", "probe_machine", "read_packages", "PACKAGES", "TOOL_TIMEOUT_S",
-           "TORCH_TIMEOUT_S"]
+           "TORCH_TIMEOUT_S", "MAX_OUTPUT_BYTES"]
 
 TOOL_TIMEOUT_S = 10.0
 TORCH_TIMEOUT_S = 60.0
+# Real tool output is a few kilobytes (rocminfo on an 8-GPU machine: ~100 KB).
+MAX_OUTPUT_BYTES = 1024 * 1024
 # Distribution names → the name the knowledge base knows the app by.
 PACKAGES = {"vllm": "vllm", "flash-attn": "flash-attn", "bitsandbytes": "bitsandbytes", "xformers": "xformers"}
 
@@ -38,22 +42,74 @@ class ToolRun:
 Runner = Callable[[list[str], float], ToolRun]
 
 
-def run_tool(argv: list[str], timeout: float = TOOL_TIMEOUT_S) -> ToolRun:
-    """Run a command and capture its stdout; missing tools and failures become a problem string."""
+def run_tool(argv: list[str], timeout: float = TOOL_TIMEOUT_S, max_bytes: int = MAX_OUTPUT_BYTES) -> ToolRun:
+    """Run a command and capture its stdout; missing tools and failures become a problem string.
+
+    The command runs in a fresh empty folder (never the user's current one, where a planted
+    ``torch.py`` or ``nvidia-smi`` could be), and at most ``max_bytes`` of its output are read: a tool
+    that prints more is stopped and its output refused.
+    """
     exe = argv[0] if Path(argv[0]).is_absolute() else shutil.which(argv[0])
     if exe is None:
         return ToolRun(argv, None, "not found")
-    try:
-        done = subprocess.run([exe, *argv[1:]], capture_output=True, text=True, timeout=timeout,
-                              errors="replace", stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
+    with tempfile.TemporaryDirectory(prefix="gpulane-probe-") as neutral:
+        try:
+            proc = subprocess.Popen([exe, *argv[1:]], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    stdin=subprocess.DEVNULL, cwd=neutral)
+        except OSError as exc:
+            return ToolRun(argv, None, f"could not run: {exc.strerror or exc}")
+        out, err, too_much, timed_out = _collect(proc, timeout, max_bytes)
+    if timed_out:
         return ToolRun(argv, None, f"timed out after {timeout:g}s")
-    except OSError as exc:
-        return ToolRun(argv, None, f"could not run: {exc.strerror or exc}")
-    if done.returncode != 0:
+    if too_much:
+        return ToolRun(argv, None, f"printed more than {max_bytes} bytes")
+    stdout = out.decode("utf-8", errors="replace")
+    if proc.returncode != 0:
         # nvidia-smi explains a missing kernel module on stdout with a non-zero status: keep the text.
-        return ToolRun(argv, (done.stdout or "") + (done.stderr or ""), f"exit status {done.returncode}")
-    return ToolRun(argv, done.stdout)
+        return ToolRun(argv, stdout + err.decode("utf-8", errors="replace"), f"exit status {proc.returncode}")
+    return ToolRun(argv, stdout)
+
+
+def _collect(proc: subprocess.Popen, timeout: float, max_bytes: int) -> tuple[bytes, bytes, bool, bool]:
+    """Read both pipes into buffers of at most max_bytes together; stop the tool past that or its time."""
+    buffers = {"out": bytearray(), "err": bytearray()}
+    over = threading.Event()
+
+    def drain(name: str, pipe) -> None:
+        buf = buffers[name]
+        while chunk := pipe.read1(65536):
+            if len(buffers["out"]) + len(buffers["err"]) + len(chunk) > max_bytes:
+                over.set()
+                _stop(proc)
+                return
+            buf.extend(chunk)
+
+    readers = [threading.Thread(target=drain, args=(name, pipe), daemon=True)
+               for name, pipe in (("out", proc.stdout), ("err", proc.stderr))]
+    for t in readers:
+        t.start()
+    timed_out = False
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        _stop(proc)
+        proc.wait()
+    for t in readers:
+        t.join(1.0)  # a child the tool left behind may hold the pipe open: do not wait on it
+    for pipe in (proc.stdout, proc.stderr):
+        try:
+            pipe.close()
+        except OSError:
+            pass
+    return bytes(buffers["out"]), bytes(buffers["err"]), over.is_set(), timed_out
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    try:
+        proc.kill()
+    except OSError:
+        pass
 
 
 @dataclass
@@ -112,12 +168,15 @@ def probe_machine(run: Runner = run_tool, os_release: Path = Path("/etc/os-relea
     else:
         kernel = r.read_kernel(call(["uname", "-r"]))
         try:
-            text = os_release.read_text(encoding="utf-8", errors="replace")
+            with open(os_release, "rb") as fh:
+                text = fh.read(r.MAX_OS_RELEASE_BYTES).decode("utf-8", errors="replace")
         except OSError:
             text = None
         os_reading = r.read_os_release(text, kernel)
 
-    torch = r.read_torch_report(call([python, "-c", r.TORCH_SCRIPT], TORCH_TIMEOUT_S))
+    # -I: isolated mode, so neither the current folder (a stray torch.py) nor PYTHON* variables
+    # decide what "import torch" loads; run_tool also runs it from an empty folder.
+    torch = r.read_torch_report(call([python, "-I", "-c", r.TORCH_SCRIPT], TORCH_TIMEOUT_S))
     if torch.status == r.NOT_FOUND and runs[-1].problem and runs[-1].problem != "not found":
         torch = r.TorchReading(r.UNREADABLE, detail=f"the torch check {runs[-1].problem}")
     return Found(nvidia, amd, os_reading, kernel, torch, read_packages(), platform.python_version(), runs)

@@ -113,3 +113,33 @@ def test_read_packages_tolerates_missing_and_broken():
         raise importlib.metadata.PackageNotFoundError(name)
     assert read_packages(lookup=lookup) == {"vllm": "0.9.1", "flash-attn": None, "bitsandbytes": None,
                                             "xformers": None}
+
+
+def test_torch_check_never_imports_from_the_current_folder(tmp_path, monkeypatch):
+    """Issue 17 item 3: a torch.py in the working folder is not what the torch check imports."""
+    marker = tmp_path / "pwned"
+    (tmp_path / "torch.py").write_text(f"open({str(marker)!r}, 'w').close()\n__version__ = '9.9.9'\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+
+    def only_python(argv, timeout):
+        return run_tool(argv, timeout) if argv[0] == sys.executable else ToolRun(argv, None, "not found")
+
+    found = probe_machine(only_python, FIXTURES / "os-release-ubuntu-24.04")
+    assert not marker.exists()
+    assert found.torch.version != "9.9.9"
+
+
+def test_tool_output_is_read_up_to_a_cap(tmp_path):
+    """Issue 17 item 5: a tool printing without end is stopped, not read into memory."""
+    import time
+
+    start = time.monotonic()
+    flood = run_tool([sys.executable, "-c", "import sys\nwhile True: sys.stdout.write('x' * 65536)"],
+                     timeout=30, max_bytes=1 << 20)
+    assert flood.text is None and "more than" in flood.problem
+    assert time.monotonic() - start < 10
+    ok = run_tool([sys.executable, "-c", "print('hello')"])
+    assert ok.text == "hello\n" and ok.problem is None
+    failed = run_tool([sys.executable, "-c", "import sys; print('why'); sys.exit(3)"])
+    assert failed.problem == "exit status 3" and "why" in failed.text
