@@ -48,3 +48,11 @@ def runs_on(target: str, arch: Node) -> str | None:
             return f"{target} PTX is compiled by the driver for newer GPUs"
         return None
     return None
+
+
+GENERIC_SUFFIX = "-generic"
+
+
+def is_generic_target(arch_id: str) -> bool:
+    """Whether an arch id names an LLVM generic target (``gfx11-generic``)."""
+    return arch_id.endswith(GENERIC_SUFFIX)

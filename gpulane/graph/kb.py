@@ -12,7 +12,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from gpulane.graph.compat import build_target_kind, runs_on
+from gpulane.graph.compat import build_target_kind, is_generic_target, runs_on
 from gpulane.graph.names import NameIndex
 from gpulane.loaders.kbfiles import KnowledgeBase, Origin
 from gpulane.model import (ALWAYS_EXHAUSTIVE, OFFICIAL_POSITIVE, Fact, Layer, Node, Relation, Selector,
@@ -107,6 +107,7 @@ class KnowledgeGraph:
         for n in self.nodes.values():
             self.by_layer[n.layer].append(n.id)
         self.names = NameIndex.build(list(self.nodes.values()))
+        self.generic_members = self._generic_members(kb.facts)
         self.facts: list[CompiledFact] = []
         self.fact_by_id: dict[str, CompiledFact] = {}
         for i, fact in enumerate(kb.facts):
@@ -187,8 +188,22 @@ class KnowledgeGraph:
             domain = self.select(fact.domain, target.layer)
         return CompiledFact(index, fact, first.layer, subjects, target, when, via, domain)
 
+    def _generic_members(self, facts: list[Fact]) -> dict[str, frozenset[str]]:
+        """Generic target → the processors its code runs on (arch → arch `supports` facts)."""
+        members: dict[str, set[str]] = {}
+        for fact in facts:
+            if fact.relation is not Relation.supports or fact.object.ids is None:
+                continue
+            for subject in fact.subjects:
+                node = self.nodes.get(subject)
+                if node is None or node.layer is not Layer.arch or not is_generic_target(subject):
+                    continue
+                objects = [o for o in fact.object.ids if o in self.nodes and self.nodes[o].layer is Layer.arch]
+                members.setdefault(subject, set()).update(objects)
+        return {k: frozenset(v) for k, v in members.items()}
+
     def _expand_build_targets(self, targets: list[str], via: dict[str, tuple[str, str]]) -> Condition:
-        """Build-list ids, with NVIDIA binary and PTX compatibility applied."""
+        """Build-list ids, with NVIDIA binary and PTX compatibility and LLVM generic targets applied."""
         ids: set[str] = set()
         arch_nodes = [self.nodes[a] for a in self.by_layer[Layer.arch]]
         runs_on_memo = self.__dict__.setdefault("_runs_on_memo", {})
@@ -196,6 +211,10 @@ class KnowledgeGraph:
             if target in self.nodes:
                 ids.add(target)
                 via.setdefault(target, (target, "exact target"))
+            for member in sorted(self.generic_members.get(target, ())):
+                ids.add(member)
+                if member not in via or via[member][1] != "exact target":
+                    via[member] = (target, f"{target} code objects run on {member} (LLVM generic target)")
             if build_target_kind(target):
                 for arch in arch_nodes:
                     if arch.compute_capability is None:

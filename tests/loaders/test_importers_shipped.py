@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gpulane.loaders.importers import DATA_DIR, IMPORTERS, OS_FILE, render_all
+from gpulane.loaders.importers import AMD_ARCH_FILE, DATA_DIR, IMPORTERS, OS_FILE, render_all
 from gpulane.model import KBFile, Layer, Status
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 SOURCES = SHARED / "sources"
 
-GENERATED = sorted([imp.target for imp in IMPORTERS.values()] + [OS_FILE])
+GENERATED = sorted([imp.target for imp in IMPORTERS.values()] + [OS_FILE, AMD_ARCH_FILE])
 
 
 def load(name: str) -> KBFile:
@@ -153,12 +153,14 @@ def test_gpu_specs_spot_checks(kb):
     assert n["instinct-mi355x"].vram_gb == 288
     assert f["instinct-mi355x-has-gfx950"].object.ids == ["gfx950"]
     assert f["radeon-rx-6700-xt-has-gfx1031"].object.ids == ["gfx1031"]
-    assert n["gfx950"].family == "CDNA4" and n["gfx1201"].family == "RDNA4"
+    archs = nodes(kb, AMD_ARCH_FILE)
+    assert archs["gfx950"].family == "CDNA4" and archs["gfx1201"].family == "RDNA4"
     assert f["radeon-rx-9070-xt-has-gfx1201"].object.ids == ["gfx1201"]
     assert {"MI300X"} <= set(n["instinct-mi300x"].aliases)
     assert {"W7900", "PRO W7900"} <= set(n["radeon-pro-w7900"].aliases)
     assert {"RX 7900 XTX", "7900 XTX", "7900xtx"} <= set(n["radeon-rx-7900-xtx"].aliases)
     assert len([x for x in n.values() if x.layer is Layer.gpu]) == 57
+    assert not [x for x in n.values() if x.layer is Layer.arch]  # they live in the AMD arch file
 
 
 def test_matrix_footnotes_in_real_data(kb):
