@@ -161,3 +161,25 @@ def test_find_every_layer_and_pair_never_raises(shipped, monkeypatch, projection
         return
     find_text(shipped, result)
     find_json(shipped, result)
+
+
+@pytest.mark.parametrize("words, quoted", [
+    (["gpu", "where", "vram", "24", "and", "app", "=", "vLLM"], "gpulane find 'gpu where vram >= 24 and app = vLLM'"),
+    (["gpu", "where", "vram"], "gpulane find 'gpu where vram >= VALUE'"),
+])
+def test_a_comparison_the_shell_ate_gets_the_quoted_form(cli, words, quoted):
+    # What a shell passes on for: gpulane find gpu where vram >= 24 and app = vLLM (and vram > 24).
+    code, _, err = cli("find", *words)
+    assert code == 2
+    hint = err.splitlines()[-1]
+    assert "redirect" in hint and hint.endswith(quoted)
+
+
+def test_a_missing_operator_elsewhere_keeps_the_plain_hint(cli):
+    code, _, err = cli("find", "gpu", "where", "vendor", "amd")
+    assert code == 2 and "redirect" not in err
+
+
+def test_help_tells_to_single_quote(cli):
+    code, out, _ = cli("--help")
+    assert code == 0 and "single quotes" in out

@@ -12,8 +12,12 @@ import typer
 from gpulane.errors import GpulaneError, KBLoadError, QueryError
 from gpulane.model import LAYER_NAMES, Layer
 
+_QUOTING = ("Put a statement in single quotes, names with spaces in double quotes inside: "
+            "gpulane find 'gpu where vram >= 24 and app = vLLM and os = \"Ubuntu 24.04\"'. "
+            "Typed as separate words it gives the same answer, but the shell acts on > and < "
+            "(redirects) before gpulane sees them.")
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
-                  help="A cited knowledge graph of GPU software compatibility: find, explain, fix.")
+                  help="A cited knowledge graph of GPU software compatibility: find, explain, fix.\n\n" + _QUOTING)
 kb_app = typer.Typer(no_args_is_help=True, help="Check, count and import the knowledge base.")
 app.add_typer(kb_app, name="kb")
 
@@ -220,7 +224,8 @@ def _list_plan(kg, plan, layer: str, as_json: bool) -> None:
     _print_nodes(kg, plan.problem.pins.get(lyr, frozenset(kg.by_layer[lyr])), lyr, as_json)
 
 
-_STATEMENT_HELP = "The rest of the statement, e.g. gpu where vendor = AMD and app = vLLM"
+_STATEMENT_HELP = ("The rest of the statement, best in single quotes: 'gpu where vram >= 24 and app = vLLM' "
+                   "(unquoted, a shell takes > and < as redirects).")
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})

@@ -96,6 +96,32 @@ def _syntax_error(exc: UnexpectedInput, text: str) -> QueryError:
     return QueryError(str(exc), text, code="syntax")
 
 
+# Names compared with >= and friends: a number or version after one of them, with no
+# operator between, is what a shell leaves of `vram >= 24`.
+_COMPARABLE = frozenset({"vram", "vram_gb", "memory", "cc", "compute_capability", "driver", "toolkit",
+                         "framework", "os", "gpu.vram", "arch.cc"})
+
+
+def _shell_hint(text: str, at: int | None) -> str | None:
+    """A comparison whose operator vanished ('vram 24', or 'vram' at the end) is what a
+    shell leaves after taking `>`/`<` as a redirect: say so and show the quoted form."""
+    head = text.strip().split(None, 1)
+    if len(head) < 2 or "'" in text:
+        return None
+    before = text[:at].split() if at is not None else text.split()
+    if not before or before[-1].lower() not in _COMPARABLE:
+        return None
+    if at is None:
+        fixed = text.rstrip() + " >= VALUE"
+    elif text[at:at + 1].isdigit():
+        fixed = text[:at].rstrip() + " >= " + text[at:].lstrip()
+    else:
+        return None
+    verb, rest = fixed.strip().split(None, 1)
+    return ("if you typed > or <, the shell took it as a redirect (and may have made a file named '=' or "
+            f"after the value); quote the whole statement: gpulane {verb.lower()} '{rest}'")
+
+
 def _hint_for(text: str, tok: Token | None, expected: set[str]) -> str | None:
     import difflib
 
@@ -103,6 +129,10 @@ def _hint_for(text: str, tok: Token | None, expected: set[str]) -> str | None:
         verbs = ["find", "paths", "explain", "fix", "why", "show", "list"]
         close = difflib.get_close_matches(str(tok).lower(), verbs, n=1)
         return f"did you mean '{close[0]}'?" if close else f"a query starts with {_STATEMENTS}"
+    if "CMP" in expected and (tok is None or tok.type in ("WORD", "INT", "STRING")):
+        shell = _shell_hint(text, tok.start_pos if tok is not None else None)
+        if shell:
+            return shell
     if "CMP" in expected and tok is not None:
         return "conditions read NAME = VALUE, for example: os = \"Ubuntu 24.04\""
     if "WHERE" in expected and tok is not None and tok.type in ("NAME", "WORD"):
