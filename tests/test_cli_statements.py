@@ -183,3 +183,40 @@ def test_a_missing_operator_elsewhere_keeps_the_plain_hint(cli):
 def test_help_tells_to_single_quote(cli):
     code, out, _ = cli("--help")
     assert code == 0 and "single quotes" in out
+
+
+# -- hints (item 6) ---------------------------------------------------------------------------------
+
+def _hint(shipped, statement: str) -> str:
+    with pytest.raises(QueryError) as info:
+        run.compile_query(shipped, statement)
+    return info.value.hint or ""
+
+
+def test_a_version_outside_the_knowledge_base_gets_the_range_held_and_the_nearest(shipped):
+    rocm = sorted((n for n in shipped.nodes.values() if n.family == "rocm" and n.layer is Layer.toolkit),
+                  key=lambda n: tuple(int(x) for x in n.version.split(".")))
+    hint = _hint(shipped, 'find gpu where toolkit = "ROCm 5.7"')
+    assert hint.startswith(f"the knowledge base holds ROCm {rocm[0].version} – {rocm[-1].version}; nearest: ")
+    # 5.7 sits below every release held: the nearest are the oldest ones.
+    assert hint.endswith(", ".join(n.version for n in rocm[:3]))
+
+
+def test_a_platform_given_as_an_os_says_so(shipped):
+    hint = _hint(shipped, "find gpu where os = WSL2")
+    assert "WSL2 is a platform" in hint
+
+
+def test_an_ambiguous_gpu_name_lists_its_readings(shipped):
+    from gpulane.errors import AmbiguousNameError
+
+    with pytest.raises(AmbiguousNameError) as info:
+        run.compile_query(shipped, 'find app where gpu = "RTX 6000"')
+    assert {"Quadro RTX 6000", "NVIDIA RTX 6000 Ada Generation"} <= set(info.value.candidates)
+
+
+@pytest.mark.parametrize("name, node_id", [("RTX 6000 Ada", "rtx-6000-ada"), ("Quadro RTX 6000", "quadro-rtx-6000"),
+                                           ("7900 XT", "radeon-rx-7900-xt"), ("4080", "geforce-rtx-4080")])
+def test_names_that_say_which_still_resolve(shipped, name, node_id):
+    plan = run.compile_query(shipped, f'find app where gpu = "{name}"')
+    assert plan.problem.pins[Layer.gpu] == frozenset([node_id])

@@ -56,12 +56,16 @@ def _emit_json(obj) -> None:
 def _resolve_one(kg, name: str, layer: Layer | None = None) -> str:
     from gpulane.errors import AmbiguousNameError, UnknownNameError
 
+    from gpulane.queries.plan import other_readings
+
     found = kg.names.resolve(name, layer)
     ids = sorted({i for r in found for i in r.ids})
     if not ids:
         raise UnknownNameError(name, layer.value if layer else None, kg.names.suggestions(name, layer))
+    for lyr in {r.layer for r in found}:
+        ids = sorted(set(ids) | other_readings(kg, name, lyr, [r for r in found if r.layer is lyr]))
     if len(ids) > 1:
-        raise AmbiguousNameError(name, [kg.nodes[i].name for i in ids])
+        raise AmbiguousNameError(name, sorted(kg.nodes[i].name for i in ids))
     return ids[0]
 
 

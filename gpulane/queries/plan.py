@@ -6,15 +6,18 @@ that points at the word and suggests what was probably meant.
 
 from __future__ import annotations
 
+import bisect
 import difflib
+import re
 from dataclasses import dataclass, field
 
-from gpulane.errors import QueryError, UnknownNameError
+from gpulane.errors import AmbiguousNameError, QueryError, UnknownNameError
 from gpulane.graph.kb import KnowledgeGraph
+from gpulane.graph.names import normalise
 from gpulane.graph.solver import DriverPin, Problem
 from gpulane.model import LAYER_NAMES, LAYER_ORDER, OFFICIAL_POSITIVE, Layer, Status
 from gpulane.queries.ast import Condition, Statement, Value
-from gpulane.versions import InvalidSpecError, VersionRange, parse_spec, spec_matches
+from gpulane.versions import InvalidSpecError, VersionRange, parse_spec, parse_version, spec_matches
 
 __all__ = ["Plan", "plan", "ATTRIBUTES"]
 
@@ -159,16 +162,91 @@ def _resolve(kg: KnowledgeGraph, layer: Layer, value: Value, text: str, version:
     if not found and version is None:
         found = kg.names.resolve(value.text.replace("@", " "), layer)
     if not found:
-        raise UnknownNameError(query, layer.value, kg.names.suggestions(value.text, layer), text, value.span)
+        err = UnknownNameError(query, layer.value, kg.names.suggestions(value.text, layer), text, value.span)
+        platform = platform_hint(kg, layer, value.text)
+        if platform:
+            err.hint = platform
+        raise err
     ids = frozenset(i for r in found for i in r.ids)
     if not ids:
         fam = found[0].family or value.text
-        versions = sorted({kg.nodes[i].version for i in kg.names.families.get(fam, {}).get(layer, [])
-                           if kg.nodes[i].version}, key=lambda v: v)
-        shown = ", ".join(versions[-8:]) if versions else "none"
+        members = kg.names.families.get(fam, {}).get(layer, [])
         raise QueryError(f"no {layer.value} matches '{query}'", text, value.span,
-                         f"versions of {fam} in the knowledge base include {shown}", code="no_match")
+                         version_hint(kg, members, found[0].spec), code="no_match")
+    readings = other_readings(kg, query, layer, found)
+    if readings:
+        names = [kg.nodes[i].name for i in sorted(ids | readings, key=lambda i: kg.nodes[i].name)]
+        raise AmbiguousNameError(query, names, text, value.span)
     return ids
+
+
+def other_readings(kg: KnowledgeGraph, name: str, layer: Layer, found) -> frozenset[str]:
+    """Nodes a name found only with brand words dropped may also mean: those whose own name or
+    alias starts with the name as typed ("RTX 6000" → Quadro RTX 6000, but also RTX 6000 Ada)."""
+    if not found or any(r.how != "alias" for r in found):
+        return frozenset()
+    ids = {i for r in found for i in r.ids}
+    key = normalise(name)
+    others = {i for k, by_layer in kg.names.exact.items() if k.startswith(key) and k != key
+              for i in by_layer.get(layer, ())}
+    return frozenset(others - ids)
+
+
+def version_hint(kg: KnowledgeGraph, members, spec: str | None) -> str:
+    """'the knowledge base holds ROCm 6.0.0 – 7.2.0; nearest: 6.0.0, 6.0.2': the range held and
+    the releases nearest the one asked for."""
+    versioned = []
+    for node_id in members:
+        node = kg.nodes[node_id]
+        try:
+            versioned.append((parse_version(node.version), node))
+        except (InvalidSpecError, ValueError, TypeError):
+            continue
+    if not versioned:
+        return "the knowledge base holds no versions of it"
+    versioned.sort(key=lambda pair: pair[0])
+    low, high = versioned[0][1], versioned[-1][1]
+    first = low.name.split()[0]
+    prefix = first if low.family and first.lower().startswith(low.family.lower()[:3]) else (low.family or "")
+    if low.version == high.version:
+        return f"the knowledge base holds only {prefix} {low.version}"
+    held = f"the knowledge base holds {prefix} {low.version} – {high.version}"
+    asked = None
+    try:
+        asked = parse_version(re.sub(r"^[<>=!~]+\s*", "", spec or "").rstrip(".*"))
+    except (InvalidSpecError, ValueError):
+        pass
+    if asked is None:
+        return held
+    distinct: dict = {}
+    for v, node in versioned:
+        distinct.setdefault(v.release, node.version)
+    releases = sorted(distinct)
+    # The releases on either side of where the asked one would sit, three in all.
+    at = bisect.bisect_left(releases, asked.release)
+    start = max(0, min(at - 1, len(releases) - 3))
+    nearest = releases[start:start + 3]
+    return held + "; nearest: " + ", ".join(distinct[r] for r in nearest)
+
+
+_PLATFORM_WORDS = {"wsl": "wsl2", "wsl2": "wsl2", "linux": "linux", "windows": "windows", "win": "windows"}
+
+
+def platform_hint(kg: KnowledgeGraph, layer: Layer, name: str) -> str | None:
+    """`os = WSL2`: a platform where an OS release was expected."""
+    if layer is not Layer.os:
+        return None
+    platform = _PLATFORM_WORDS.get(normalise(name))
+    if platform is None:
+        return None
+    on = sorted(kg.nodes[i].name for i in kg.by_layer[Layer.os]
+                if kg.nodes[i].platform and kg.nodes[i].platform.value == platform)
+    if on:
+        shown = ", ".join(on[:6]) + (f" (+{len(on) - 6})" if len(on) > 6 else "")
+        return f"{name} is a platform, not an OS release: write platform = {platform}, or name one of {shown}"
+    return (f"{name} is a platform, not an OS release, and the knowledge base has no OS on the {platform} "
+            "platform yet, so it cannot answer for it; answers for Windows or a Linux distribution do not "
+            f"carry over to {name}")
 
 
 def _layer_ids(kg: KnowledgeGraph, layer: Layer, cond: Condition, text: str) -> frozenset[str]:
