@@ -210,6 +210,9 @@ class Fact(BaseModel):
     caveat: Optional[str] = None
     # For workaround facts: what the user must do ("HSA_OVERRIDE_GFX_VERSION=10.3.0").
     action: Optional[str] = None
+    # For toolkit -> os support: the Linux kernels the source lists for this OS and this
+    # case ("5.15 GA", "6.8 HWE", "5.14.0-570"); empty when the source names none.
+    kernels: list[str] = []
 
     @model_validator(mode="before")
     @classmethod

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gpulane.loaders.importers import IMPORTERS, ImportFormatError, plan_import, write_import
+from gpulane.loaders.importers import IMPORTERS, INPUTS_DIR, ImportFormatError, plan_import, write_import
 from gpulane.loaders.importers import hip_sdk_windows, rocm_gpu_specs, rocm_linux_sysreq, rocm_matrix
 from gpulane.model import KBFile, Layer, Status
 
@@ -158,24 +158,30 @@ def test_specs_malformed(name, line, words):
         assert word in str(err.value)
 
 
-# ------------------------------------------------------------ Linux sysreq 6.2
+# ------------------------------------------------------------ Linux sysreq
+
+PAGES = INPUTS_DIR / "rocm-linux-sysreq"  # the pinned release pages the shipped file is built from
 
 
 @pytest.fixture(scope="module")
 def sysreq() -> KBFile:
-    return rocm_linux_sysreq.parse(FIX / "linux-sysreq-small.rst")
+    return rocm_linux_sysreq.parse(FIX / "linux-sysreq-small")
 
 
 def test_sysreq_gpus(sysreq):
     facts = facts_by_id(sysreq)
-    for release in rocm_linux_sysreq.RELEASES:
-        fact = facts[f"rocm-{release}-sysreq-gpu-radeon-rx-7900-xtx"]
-        assert fact.subject == f"rocm-{release}" and fact.exhaustive and fact.status is Status.supported
-    assert facts["rocm-6.2.0-sysreq-gpu-instinct-mi50-16gb"].status is Status.deprecated
-    assert facts["rocm-6.2.0-sysreq-gpu-instinct-mi50-32gb"].status is Status.deprecated
-    assert facts["rocm-6.2.0-sysreq-gpu-instinct-mi25"].status is Status.unsupported
-    assert facts["rocm-6.2.0-sysreq-arch-gfx906"].status is Status.deprecated
-    assert "ESXi 8.0.3" in facts["rocm-6.2.0-sysreq-gpu-instinct-mi210"].note
+    fact = facts["rocm-6.2.4-sysreq-gpu-radeon-rx-7900-xtx"]
+    assert fact.subject == "rocm-6.2.4" and fact.exhaustive and fact.status is Status.supported
+    # complete over the tab's segment only, and only for Linux
+    assert fact.domain.segment == "consumer" and fact.domain.vendor == "amd"
+    assert fact.when[Layer.os].platform.value == "linux"
+    assert facts["rocm-6.2.4-sysreq-gpu-instinct-mi300x"].domain.segment == "datacenter"
+    assert facts["rocm-6.2.4-sysreq-gpu-instinct-mi50-16gb"].status is Status.deprecated
+    assert facts["rocm-6.2.4-sysreq-gpu-instinct-mi50-32gb"].status is Status.deprecated
+    assert facts["rocm-6.2.4-sysreq-gpu-instinct-mi25"].status is Status.unsupported
+    assert facts["rocm-6.2.4-sysreq-arch-gfx906"].status is Status.deprecated
+    assert "ESXi 8.0.3" in facts["rocm-6.2.4-sysreq-gpu-instinct-mi210"].note
+    assert {s.id for s in sysreq.sources} == {"rocm-linux-sysreq-6.2.4"}
 
 
 def test_sysreq_os_kernels_and_footnotes(sysreq):
@@ -189,19 +195,55 @@ def test_sysreq_os_kernels_and_footnotes(sysreq):
     other = facts["rocm-6.2.4-sysreq-os-oracle-linux-8-other-gpus"]
     assert other.status is Status.unsupported and "instinct-mi300x" not in other.when[Layer.gpu].ids
     assert "radeon-rx-7900-xtx" in other.when[Layer.gpu].ids and "instinct-mi25" not in other.when[Layer.gpu].ids
-    # MI300X on Ubuntu 22.04: GA kernel only
-    mi300x = facts["rocm-6.2.0-sysreq-os-ubuntu-22.04-instinct-mi300x"]
-    assert mi300x.when[Layer.gpu].ids == ["instinct-mi300x"] and "5.15 GA" in mi300x.caveat
-    general = facts["rocm-6.2.0-sysreq-os-ubuntu-22.04"]
-    assert "instinct-mi300x" not in general.when[Layer.gpu].ids
-    assert not facts["rocm-6.2.0-sysreq-os-rhel-9.4"].when  # no footnote: every GPU
+    # MI300X on Ubuntu 22.04: a fact of its own, limited to the GA kernel (a fact, not a caveat)
+    mi300x = facts["rocm-6.2.4-sysreq-os-ubuntu-22.04-instinct-mi300x"]
+    assert mi300x.when[Layer.gpu].ids == ["instinct-mi300x"] and mi300x.kernels == ["5.15 GA"]
+    assert mi300x.caveat is None
+    general = facts["rocm-6.2.4-sysreq-os-ubuntu-22.04"]
+    assert "instinct-mi300x" not in general.when[Layer.gpu].ids and general.kernels == ["5.15 GA", "6.8 HWE"]
+    assert not facts["rocm-6.2.4-sysreq-os-rhel-9.4"].when  # no footnote: every GPU
+
+
+def test_sysreq_every_release_page_reads():
+    kb = rocm_linux_sysreq.parse(PAGES)
+    assert {s.id for s in kb.sources} == {f"rocm-linux-sysreq-{r}" for r in rocm_linux_sysreq.RELEASES}
+    subjects = {f.subject for f in kb.facts}
+    assert subjects == {f"rocm-{r}" for r in rocm_linux_sysreq.RELEASES}
+
+
+def test_sysreq_6_0_footnotes():
+    """6.0.0: :sup: footnotes; MI300A 'not officially supported on RHEL 9.x'; a preview HWE kernel."""
+    facts = facts_by_id(rocm_linux_sysreq.parse(PAGES / "6.0.0.rst"))
+    for rhel in ("rhel-9.3", "rhel-9.2"):
+        blocked = facts[f"rocm-6.0.0-sysreq-os-{rhel}-other-gpus"]
+        assert blocked.status is Status.unsupported and blocked.when[Layer.gpu].ids == ["instinct-mi300a"]
+        assert "instinct-mi300a" not in facts[f"rocm-6.0.0-sysreq-os-{rhel}"].when[Layer.gpu].ids
+    assert not facts["rocm-6.0.0-sysreq-os-rhel-8.9"].when  # RHEL 8 unaffected
+    ubuntu = facts["rocm-6.0.0-sysreq-os-ubuntu-22.04"]
+    assert ubuntu.kernels == ["5.19", "6.2", "6.6"] and "preview" in ubuntu.note
+    assert facts["rocm-6.0.0-sysreq-gpu-radeon-rx-7900-xtx"].status is Status.supported
+    assert "rocm-6.0.0-sysreq-gpu-radeon-rx-7900-gre" not in facts  # added in 6.0.2
+    assert facts["rocm-6.0.0-sysreq-os-rhel-9.3"].kernels == ["5.14.0-362"]
+
+
+def test_sysreq_6_1_footnotes():
+    """6.1.1: MI300X only on Ubuntu 22.04.4 (GA kernel) and Oracle Linux 8.9; MI300A on a list; RHEL 9.4 only MI300A."""
+    facts = facts_by_id(rocm_linux_sysreq.parse(PAGES / "6.1.1.rst"))
+    assert facts["rocm-6.1.1-sysreq-os-ubuntu-22.04-instinct-mi300x"].kernels == ["5.15 GA"]
+    assert facts["rocm-6.1.1-sysreq-os-ubuntu-22.04-instinct-mi300a"].kernels == ["5.15 GA", "6.5 HWE"]
+    assert facts["rocm-6.1.1-sysreq-os-oracle-linux-8"].when[Layer.gpu].ids == ["instinct-mi300x"]
+    assert facts["rocm-6.1.1-sysreq-os-rhel-9.4"].when[Layer.gpu].ids == ["instinct-mi300a"]
+    rhel92 = facts["rocm-6.1.1-sysreq-os-rhel-9.2-other-gpus"]
+    assert rhel92.when[Layer.gpu].ids == ["instinct-mi300a", "instinct-mi300x"]
+    sles = facts["rocm-6.1.1-sysreq-os-sles-15-sp5-other-gpus"]  # MI300A's list names SLES 15 SP5, MI300X's does not
+    assert sles.when[Layer.gpu].ids == ["instinct-mi300x"]
 
 
 @pytest.mark.parametrize(
     "name, line, words",
     [
-        ("linux-sysreq-bad-mark.rst", 17, ["AMD Instinct MI50", "Support", "maybe"]),
-        ("linux-sysreq-bad-kernel.rst", 36, ["Ubuntu 24.04", "Kernel", "six-eight"]),
+        ("linux-sysreq-bad-mark", 17, ["AMD Instinct MI50", "Support", "maybe"]),
+        ("linux-sysreq-bad-kernel", 36, ["Ubuntu 24.04", "Kernel", "six-eight"]),
     ],
 )
 def test_sysreq_malformed(name, line, words):
@@ -210,6 +252,14 @@ def test_sysreq_malformed(name, line, words):
     assert err.value.line == line
     for word in words:
         assert word in str(err.value)
+
+
+def test_sysreq_page_of_an_unknown_release(tmp_path):
+    page = tmp_path / "6.2.3.rst"
+    page.write_text((PAGES / "6.2.4.rst").read_text(encoding="utf-8"), encoding="utf-8")
+    with pytest.raises(ImportFormatError) as err:
+        rocm_linux_sysreq.parse(page)
+    assert "6.2.3.rst" in str(err.value) and "6.2.4" in str(err.value)
 
 
 # ------------------------------------------------------------------ HIP SDK
@@ -262,7 +312,7 @@ def test_hip_sdk_malformed(name, line, words):
     [
         ("rocm-matrix", "rocm-matrix-bad-target.csv"),
         ("rocm-gpu-specs", "gpu-specs-bad-vram.rst"),
-        ("rocm-linux-sysreq", "linux-sysreq-bad-mark.rst"),
+        ("rocm-linux-sysreq", "linux-sysreq-bad-mark"),
         ("hip-sdk-windows", "hip-sdk-bad-row.rst"),
     ],
 )

@@ -96,7 +96,7 @@ def test_failed_write_leaves_old_file_intact(tmp_path, monkeypatch):
 
 def test_os_nodes_merge_across_importers_in_any_order(tmp_path):
     order1, order2 = tmp_path / "one", tmp_path / "two"
-    runs = [("rocm-matrix", "rocm-matrix-small.csv"), ("rocm-linux-sysreq", "linux-sysreq-small.rst"),
+    runs = [("rocm-matrix", "rocm-matrix-small.csv"), ("rocm-linux-sysreq", "linux-sysreq-small"),
             ("hip-sdk-windows", "hip-sdk-small.rst")]
     for kind, name in runs:
         write_import(plan_import(kind, FIX / name, order1))
@@ -106,18 +106,18 @@ def test_os_nodes_merge_across_importers_in_any_order(tmp_path):
     assert one == (order2 / OS_FILE).read_text(encoding="utf-8")
     oses = {n.id: n for n in load_kbfile(order1 / OS_FILE).nodes}
     assert oses["ubuntu-22.04"].kernels == ["5.15 GA", "6.8 HWE"]  # from the sysreq page
-    assert oses["ubuntu-22.04"].source == "rocm-linux-sysreq-6.2"
+    assert oses["ubuntu-22.04"].source == "rocm-linux-sysreq-6.2.4"
     assert "windows-11" in oses and "sles-15-sp4" in oses
     # the other files hold no OS node
-    for name in ("rocm-matrix.yaml", "rocm-linux-sysreq-6.2.yaml", "hip-sdk-windows.yaml"):
+    for name in ("rocm-matrix.yaml", "rocm-linux-sysreq.yaml", "hip-sdk-windows.yaml"):
         assert all(n.layer is not Layer.os for n in load_kbfile(order1 / name).nodes)
 
 
 def test_merge_os_nodes_unites_kernels():
     a = Node(id="ubuntu-22.04", layer="os", name="Ubuntu 22.04", kernels=["6.8 HWE"], source="rocm-compat-matrix")
-    b = Node(id="ubuntu-22.04", layer="os", name="Ubuntu 22.04", kernels=["5.15 GA"], source="rocm-linux-sysreq-6.2")
+    b = Node(id="ubuntu-22.04", layer="os", name="Ubuntu 22.04", kernels=["5.15 GA"], source="rocm-linux-sysreq-6.2.4")
     for merged in (merge_os_nodes([a], [b]), merge_os_nodes([b], [a])):
-        assert merged[0].kernels == ["5.15 GA", "6.8 HWE"] and merged[0].source == "rocm-linux-sysreq-6.2"
+        assert merged[0].kernels == ["5.15 GA", "6.8 HWE"] and merged[0].source == "rocm-linux-sysreq-6.2.4"
 
 
 def test_dump_is_deterministic_and_compact():

@@ -97,7 +97,8 @@ def test_os_nodes_live_only_in_the_os_file(kb):
     for want in ("ubuntu-24.04", "ubuntu-22.04", "ubuntu-20.04", "rhel-8.10", "rhel-9.4", "rhel-9.6", "sles-15-sp6",
                  "oracle-linux-8", "debian-12", "rocky-9", "windows-10", "windows-11", "windows-server-2022"):
         assert want in oses
-    assert oses["ubuntu-22.04"].kernels == ["5.15 GA", "6.5 HWE", "6.8 HWE"]
+    # 6.0.x lists 22.04.2-22.04.4 with 5.19, 6.2, 6.6; 6.1.x 5.15 GA, 6.2/6.5 HWE; 6.2.x adds 6.8 HWE
+    assert oses["ubuntu-22.04"].kernels == ["5.15 GA", "5.19", "6.2", "6.2 HWE", "6.5 HWE", "6.6", "6.8 HWE"]
     assert oses["ubuntu-24.04"].kernels == ["6.8 GA"]
     assert oses["windows-11"].platform.value == "windows" and oses["ubuntu-24.04"].platform.value == "linux"
 
@@ -174,13 +175,23 @@ def test_matrix_footnotes_in_real_data(kb):
 
 
 def test_sysreq_spot_checks(kb):
-    f = facts(kb, "rocm-linux-sysreq-6.2.yaml")
-    for release in ("6.2.0", "6.2.1", "6.2.2", "6.2.4"):
+    f = facts(kb, "rocm-linux-sysreq.yaml")
+    # written from the pages: the RX 7900 XTX is listed from 6.0.0, the RX 7900 GRE from 6.0.2
+    for release in ("6.0.0", "6.0.2", "6.1.0", "6.1.1", "6.1.2", "6.2.0", "6.2.1", "6.2.2", "6.2.4"):
         assert f[f"rocm-{release}-sysreq-gpu-radeon-rx-7900-xtx"].status is Status.supported
         assert f[f"rocm-{release}-sysreq-gpu-instinct-mi25"].status is Status.unsupported
-        assert f[f"rocm-{release}-sysreq-gpu-instinct-mi50-32gb"].status is Status.deprecated
+        assert f"rocm-{release}-sysreq-gpu-radeon-rx-6800" not in f  # not listed -> not supported (exhaustive)
+    assert "rocm-6.0.0-sysreq-gpu-radeon-rx-7900-gre" not in f and "rocm-6.0.2-sysreq-gpu-radeon-rx-7900-gre" in f
+    assert f["rocm-6.0.0-sysreq-gpu-instinct-mi50-32gb"].status is Status.deprecated
+    assert f["rocm-6.0.0-sysreq-gpu-radeon-pro-vii"].status is Status.supported  # deprecated from 6.0.2
+    assert f["rocm-6.0.2-sysreq-gpu-radeon-pro-vii"].status is Status.deprecated
+    for release in ("6.2.0", "6.2.1", "6.2.2", "6.2.4"):
         assert f[f"rocm-{release}-sysreq-os-oracle-linux-8"].when[Layer.gpu].ids == ["instinct-mi300x"]
-    assert "rocm-6.2.0-sysreq-gpu-radeon-rx-6700-xt" not in f  # not listed -> not supported (exhaustive)
+        assert f[f"rocm-{release}-sysreq-os-ubuntu-24.04"].kernels == ["6.8 GA"]
+    assert "rocm-6.1.2-sysreq-os-ubuntu-24.04" not in f
+    gpus = nodes(kb, "rocm-gpu-specs.yaml")
+    assert gpus["radeon-rx-7900-xtx"].segment == "consumer" and gpus["instinct-mi300x"].segment == "datacenter"
+    assert gpus["radeon-pro-w7900"].segment == "workstation" and gpus["ryzen-ai-max-plus-pro-395"].segment == "integrated"
 
 
 def test_hip_sdk_spot_checks(kb):

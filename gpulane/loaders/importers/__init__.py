@@ -70,8 +70,8 @@ IMPORTERS: dict[str, Importer] = {
                  (rocm_matrix.SOURCE, rocm_matrix.FOOTNOTE_SOURCE), "rocm-compatibility-matrix-historical.csv"),
         Importer("rocm-gpu-specs", rocm_gpu_specs.parse, "rocm-gpu-specs.yaml",
                  (rocm_gpu_specs.SOURCE,), "rocm-gpu-arch-specs.rst"),
-        Importer("rocm-linux-sysreq", rocm_linux_sysreq.parse, "rocm-linux-sysreq-6.2.yaml",
-                 (rocm_linux_sysreq.SOURCE,), "rocm-linux-system-requirements-6.2.rst"),
+        Importer("rocm-linux-sysreq", rocm_linux_sysreq.parse, "rocm-linux-sysreq.yaml",
+                 rocm_linux_sysreq.SOURCES, "rocm-linux-sysreq", bundled=True),
         Importer("hip-sdk-windows", hip_sdk_windows.parse, "hip-sdk-windows.yaml",
                  (hip_sdk_windows.SOURCE,), "hip-sdk-windows-system-requirements.rst"),
         Importer("amd-llvm-processors", amd_llvm_processors.parse, "amd-llvm-generic-targets.yaml",
@@ -86,7 +86,8 @@ def input_path(imp: Importer, sources_dir: Path, inputs_dir: Path = INPUTS_DIR) 
     return Path(inputs_dir if imp.bundled else sources_dir) / imp.default_input
 
 # When several importers describe one OS node, the node cites the first of these.
-_OS_SOURCE_PRIORITY = [rocm_linux_sysreq.SOURCE.id, rocm_matrix.SOURCE.id, hip_sdk_windows.SOURCE.id]
+_OS_SOURCE_PRIORITY = [*reversed([s.id for s in rocm_linux_sysreq.SOURCES]), rocm_matrix.SOURCE.id,
+                       hip_sdk_windows.SOURCE.id]
 # An AMD architecture node takes each attribute from the first of these that states it.
 _ARCH_SOURCE_PRIORITY = [rocm_gpu_specs.SOURCE.id, amd_llvm_processors.SOURCE.id]
 

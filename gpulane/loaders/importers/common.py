@@ -82,6 +82,24 @@ def gpu_ids(raw: str) -> tuple[str, ...]:
     return GPU_VARIANTS.get(gid, (gid,))
 
 
+# Tab titles of AMD's GPU tables (vendor marks and a trailing "GPUs" dropped) -> the
+# market segment AMD's own grouping puts the products in.
+_TAB_SEGMENTS = {
+    "amd instinct": "datacenter",
+    "amd radeon pro": "workstation",
+    "amd radeon": "consumer",
+    "amd ryzen": "integrated",
+}
+
+
+def tab_segment(tab: Optional[str]) -> Optional[str]:
+    """``"AMD Radeon PRO GPUs"`` -> ``"workstation"``; ``None`` for a tab of another name."""
+
+    key = re.sub(r"[™®]", "", tab or "").strip().lower()
+    key = re.sub(r"\s+(gpus|accelerators|apus)$", "", key)
+    return _TAB_SEGMENTS.get(key)
+
+
 # ----------------------------------------------------------------------- OS names
 
 
@@ -205,14 +223,16 @@ def sort_kernels(kernels: Iterable[str]) -> list[str]:
 
 
 def parse_kernels(text: str) -> Optional[list[str]]:
-    """``"5.15 [GA], 6.8 [HWE]"`` -> ``["5.15 GA", "6.8 HWE"]``; ``"5.14.0"`` -> ``["5.14.0"]``."""
+    """``"5.15 [GA], 6.8 [HWE]"`` -> ``["5.15 GA", "6.8 HWE"]``; ``"5.14.0-362"`` -> ``["5.14.0-362"]``;
+    ``"5.15.0 (UEK)"`` -> ``["5.15.0 UEK"]`` (Oracle's Unbreakable Enterprise Kernel)."""
 
     out = []
     for item in text.split(","):
-        m = re.fullmatch(r"\s*(\d+(?:\.\d+)*)\s*(?:\[(GA|HWE)\])?\s*", item)
+        m = re.fullmatch(r"\s*(\d+(?:\.\d+)*(?:-\d+(?:\.\d+)*)?)\s*(?:\[(GA|HWE)\]|\((UEK)\))?\s*", item)
         if not m:
             return None
-        out.append(m.group(1) + (f" {m.group(2)}" if m.group(2) else ""))
+        label = m.group(2) or m.group(3)
+        out.append(m.group(1) + (f" {label}" if label else ""))
     return out
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from gpulane.model import Fact, KBFile, Layer, Node, Relation, Selector, Source
 
-from .common import NAME_FIXES, REVIEWED, gpu_id, gpu_name, read_rst_tables, read_source
+from .common import NAME_FIXES, REVIEWED, gpu_id, gpu_name, read_rst_tables, read_source, tab_segment
 from .errors import ImportFormatError
 
 COMMIT = "7ab402a3b3e580ca27321635596ca14eca8c1277"
@@ -146,6 +146,7 @@ def parse(path: Path) -> KBFile:
                 aliases=gpu_aliases(name),
                 vendor="amd",
                 vram_gb=vram_gb,
+                segment=tab_segment(table.tab),
                 source=SOURCE.id,
                 note=" ".join(notes) or None,
             )
