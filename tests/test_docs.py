@@ -8,6 +8,8 @@ import sys
 
 import pytest
 
+from tests.conftest import update_snapshots
+
 from gpulane.queries import run
 from tests.conftest import TESTS
 
@@ -56,7 +58,12 @@ def test_readme_examples_print_what_the_readme_says():
     for command, expected in blocks:
         args = _shell_words(command)[1:]
         out = subprocess.run([sys.executable, "-m", "gpulane", *args], capture_output=True, text=True)
+        if update_snapshots():  # GPULANE_UPDATE_SNAPSHOTS=1: write the real output back
+            readme = readme.replace(f"$ {command}\n{expected}", f"$ {command}\n{out.stdout.rstrip(chr(10))}\n", 1)
+            continue
         assert out.stdout.rstrip("\n") == expected.rstrip("\n"), command
+    if update_snapshots():
+        (ROOT / "README.md").write_text(readme)
 
 
 def _shell_words(command: str) -> list[str]:

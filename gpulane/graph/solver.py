@@ -263,7 +263,12 @@ class Solver:
             if layer is Layer.driver:
                 continue
             ids = problem.pins.get(layer)
-            values = list(ids) if ids is not None else list(kg.by_layer[layer])
+            if ids is not None:
+                values = list(ids)
+            else:
+                # Every path starts at a GPU, so a CPU-only build is never a candidate; it is
+                # answered only when the question names it (and then fails at framework -> arch).
+                values = [v for v in kg.by_layer[layer] if kg.nodes[v].backend != "cpu"]
             out[layer] = values
         for layer, values in out.items():
             for v in values:

@@ -79,7 +79,8 @@ def test_ids_are_unique_and_aliases_do_not_collide(kb):
 
 
 def test_referenced_gpus_archs_toolkits_and_oses_exist(kb):
-    defined = {n.id for f in kb.values() for n in f.nodes}
+    # Generated files may name nodes that hand-written files define (NVIDIA archs for torch builds).
+    defined = {n.id for path in DATA_DIR.glob("*.yaml") for n in load(path.name).nodes}
     for name, file in kb.items():
         for fact in file.facts:
             refs = list(fact.subjects) + list(fact.object.ids or [])

@@ -36,7 +36,7 @@ import yaml
 from gpulane.loaders.atomic import write_atomic
 from gpulane.model import KBFile, Layer, Node, Source
 
-from . import amd_llvm_processors, hip_sdk_windows, rocm_gpu_specs, rocm_linux_sysreq, rocm_matrix
+from . import amd_llvm_processors, hip_sdk_windows, pytorch_builds, rocm_gpu_specs, rocm_linux_sysreq, rocm_matrix
 from .common import sort_kernels
 from .errors import ImportFormatError
 
@@ -76,6 +76,8 @@ IMPORTERS: dict[str, Importer] = {
                  (hip_sdk_windows.SOURCE,), "hip-sdk-windows-system-requirements.rst"),
         Importer("amd-llvm-processors", amd_llvm_processors.parse, "amd-llvm-generic-targets.yaml",
                  (amd_llvm_processors.SOURCE,), "AMDGPUUsage-processors.rst", bundled=True),
+        Importer("pytorch-builds", pytorch_builds.parse, "pytorch-builds.yaml",
+                 (pytorch_builds.SOURCE,), "pytorch-builds.json", bundled=True),
     )
 }
 

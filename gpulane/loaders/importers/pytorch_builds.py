@@ -1,0 +1,246 @@
+"""Importer for PyTorch's published wheel builds: every release, patch and variant.
+
+Input: a pinned JSON file (``pytorch-builds.json``) that restates, per release,
+which compute variants were built and for which operating-system platforms, and
+per variant the GPU architectures the Linux build script compiles for. The JSON
+is extracted from PyTorch's own repositories by :func:`extract` (run it again to
+refresh) and cites, for every release and list, the file and commit it was read
+from:
+
+* ``pytorch/pytorch.github.io`` ``_get_started/previous-versions.md``: the wheel
+  variants advertised for each release (2.0.0 to 2.3.1 at the pinned commit);
+* ``pytorch/test-infra`` ``tools/scripts/generate_binary_build_matrix.py`` on
+  the ``release/2.X`` branches: the CUDA and ROCm variants of the release
+  candidate (``CURRENT_CANDIDATE_VERSION``) and the platforms each kind of
+  variant is built for (CUDA and CPU on Linux and Windows, ROCm on Linux only);
+* ``pytorch/builder`` ``manywheel/build_cuda.sh`` / ``build_docker.sh`` on the
+  ``release/2.0`` to ``release/2.4`` branches: ``TORCH_CUDA_ARCH_LIST`` and
+  ``PYTORCH_ROCM_ARCH`` of the Linux wheels (these scripts build Linux wheels
+  only, so the kernel facts are scoped to Linux).
+
+Output: ``pytorch-builds.yaml`` with one framework node per build
+(``torch-2.4.1+cu121``, ``torch-2.4.1+cpu``), ``built_with`` facts to the
+toolkit release family, ``runs_on`` facts per platform and, where a build
+script covers the release, ``ships_kernels_for`` facts. A CPU build ships no
+GPU kernels: its kernel lists are empty and complete for both GPU vendors.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from gpulane.model import Fact, KBFile, Layer, Node, Relation, Selector, Source, Status
+
+from .common import REVIEWED, read_source
+from .errors import ImportFormatError
+
+__all__ = ["parse", "extract", "SOURCE", "variant_kind"]
+
+#: The generated file cites these; each release and list in the input names one of them.
+SOURCE = Source(
+    id="pytorch-binary-build-matrix",
+    url="https://github.com/pytorch/test-infra/blob/main/tools/scripts/generate_binary_build_matrix.py",
+    publisher="PyTorch",
+    title="Binary build matrix generator (release branches), with the previous-versions page and builder scripts",
+    version="per release branch commit; see each source below",
+    reviewed=REVIEWED,
+)
+
+_VARIANT = re.compile(r"^(cu\d{3}|rocm\d+(?:\.\d+){1,2}|cpu)$")
+
+
+def variant_kind(variant: str) -> str:
+    """``cuda``, ``rocm`` or ``cpu`` for a wheel variant label such as ``cu121``."""
+    if variant.startswith("cu"):
+        return "cuda"
+    if variant.startswith("rocm"):
+        return "rocm"
+    return "cpu"
+
+
+def _toolkit_selector(variant: str) -> Selector:
+    """The toolkit releases a variant label names: cu121 -> CUDA 12.1.x, rocm6.2.4 -> ROCm 6.2.4."""
+    if variant.startswith("cu"):
+        digits = variant[2:]
+        return Selector(layer=Layer.toolkit, family="cuda", version=f"=={digits[:-1]}.{digits[-1]}.*")
+    version = variant[4:]
+    spec = f"=={version}" if version.count(".") >= 2 else f"=={version}.*"
+    return Selector(layer=Layer.toolkit, family="rocm", version=spec)
+
+
+def _arch_ids(kind: str, targets: list[str]) -> list[str]:
+    """Architecture node ids for a build script's targets ("8.6" -> sm_86; gfx ids unchanged)."""
+    if kind == "cuda":
+        return [f"sm_{t.replace('.', '')}" for t in targets]
+    return list(targets)
+
+
+def _need(obj: dict, key: str, where: str, path: Path) -> Any:
+    if key not in obj:
+        raise ImportFormatError(path, None, f"{where}: missing '{key}'")
+    return obj[key]
+
+
+def parse(path: Path) -> KBFile:
+    """The KBFile for the pinned input JSON at ``path``."""
+    path = Path(path)
+    try:
+        data = json.loads(read_source(path))
+    except json.JSONDecodeError as exc:
+        raise ImportFormatError(path, exc.lineno, f"not valid JSON: {exc.msg}") from exc
+    if not isinstance(data, dict):
+        raise ImportFormatError(path, None, "expected a JSON object with 'sources', 'releases' and 'kernels'")
+    sources = [Source(reviewed=REVIEWED, **s) for s in _need(data, "sources", "top level", path)]
+    known = {s.id for s in sources}
+    kernels: dict[str, dict] = _need(data, "kernels", "top level", path)
+    nodes: list[Node] = []
+    facts: list[Fact] = []
+    for rel in _need(data, "releases", "top level", path):
+        version = _need(rel, "version", "release", path)
+        where = f"release {version}"
+        src = _need(rel, "source", where, path)
+        if src not in known:
+            raise ImportFormatError(path, None, f"{where}: source '{src}' is not in 'sources'")
+        for variant, info in _need(rel, "variants", where, path).items():
+            if not _VARIANT.match(variant):
+                raise ImportFormatError(path, None, f"{where}: '{variant}' is not a wheel variant (cuXYZ, rocmX.Y, cpu)")
+            kind = variant_kind(variant)
+            vsrc = info.get("source", src)
+            if vsrc not in known:
+                raise ImportFormatError(path, None, f"{where}, {variant}: source '{vsrc}' is not in 'sources'")
+            nid = f"torch-{version}+{variant}"
+            nodes.append(Node(
+                id=nid, layer=Layer.framework, name=f"torch {version}+{variant}", family="torch",
+                version=f"{version}+{variant}", vendor={"cuda": "nvidia", "rocm": "amd"}.get(kind),
+                backend=kind, source=vsrc, note=info.get("note"),
+                # A CPU-only wheel links no CUDA or ROCm toolkit.
+                layers={Layer.toolkit: "not_used"} if kind == "cpu" else {}))
+            base = dict(subject=nid, status=Status.supported, source=vsrc, section=info.get("section", rel.get("section")))
+            if kind != "cpu":
+                facts.append(Fact(id=f"{nid}-toolkit", relation=Relation.built_with, object=_toolkit_selector(variant),
+                                  note=f"The variant label {variant} names the toolkit release the wheel was built with.",
+                                  **base))
+            platforms = _need(info, "platforms", f"{where}, {variant}", path)
+            for platform in platforms:
+                facts.append(Fact(
+                    id=f"{nid}-platform-{platform}", relation=Relation.runs_on,
+                    object=Selector(layer=Layer.os, platform=platform),
+                    note=f"Wheels of this variant are built for {platform}.", **base))
+            if kind == "rocm" and "windows" not in platforms:
+                # Both sources say so in words or in code: ROCm wheels are "Linux only" on the
+                # previous-versions page, and the matrix adds ROCm variants for Linux alone.
+                facts.append(Fact(
+                    id=f"{nid}-platform-windows", relation=Relation.runs_on, status=Status.unsupported,
+                    object=Selector(layer=Layer.os, platform="windows"),
+                    note="ROCm wheels are published for Linux only; there is no Windows wheel of this variant.",
+                    **{k: v for k, v in base.items() if k != "status"}))
+            facts.extend(_kernel_facts(path, nid, version, variant, kind, kernels, known, base))
+    return KBFile(sources=sources, nodes=nodes, facts=facts)
+
+
+def _kernel_facts(path: Path, nid: str, version: str, variant: str, kind: str, kernels: dict,
+                  known: set[str], base: dict) -> list[Fact]:
+    if kind == "cpu":
+        # The page's "CPU only" commands and the matrix's "cpu" variant: no GPU code at all.
+        return [Fact(id=f"{nid}-no-{vendor}-kernels", relation=Relation.ships_kernels_for,
+                     object=Selector(ids=[]), exhaustive=True,
+                     domain=Selector(layer=Layer.arch, vendor=vendor),
+                     note="A CPU-only build: it ships no GPU kernels and uses no GPU.", **base)
+                for vendor in ("nvidia", "amd")]
+    minor = ".".join(version.split(".")[:2])
+    entry = kernels.get(minor, {}).get(kind)
+    if not entry:
+        return []
+    if entry["source"] not in known:
+        raise ImportFormatError(path, None, f"kernels {minor} {kind}: source '{entry['source']}' is not in 'sources'")
+    if kind == "cuda":
+        cuda = f"{variant[2:-1]}.{variant[-1]}"
+        targets = entry["lists"].get(cuda)
+        section = f"TORCH_CUDA_ARCH_LIST for CUDA {cuda}"
+    else:
+        rocm = variant[4:]
+        targets = entry["base"] + [t for t, floor in entry.get("from_rocm", {}).items()
+                                   if _version_tuple(rocm) >= _version_tuple(floor)]
+        section = "PYTORCH_ROCM_ARCH"
+    if targets is None:
+        return []
+    return [Fact(id=f"{nid}-linux-kernels", relation=Relation.ships_kernels_for, subject=nid,
+                 object=Selector(ids=_arch_ids(kind, targets)), exhaustive=True,
+                 domain=Selector(layer=Layer.arch, vendor="nvidia" if kind == "cuda" else "amd"),
+                 when={Layer.os: Selector(layer=Layer.os, platform="linux")},
+                 status=Status.supported, source=entry["source"], section=section,
+                 note="Read from the Linux wheel build script of this release branch; it says nothing about "
+                      "the Windows wheels.")]
+
+
+def _version_tuple(text: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in text.split("."))
+
+
+# ----------------------------------------------------------------- extraction
+
+
+def _git(repo: Path, *args: str) -> str:
+    out = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, timeout=60)
+    return out.stdout
+
+
+def _dict_list(text: str, name: str, channel: str) -> list[str] | None:
+    m = re.search(name + r"\s*=\s*\{(.*?)\n\}", text, re.S)
+    if not m:
+        return None
+    c = re.search(r'"%s"\s*:\s*\[(.*?)\]' % channel, m.group(1), re.S)
+    return re.findall(r'"([^"]+)"', c.group(1)) if c else None
+
+
+def extract(test_infra: Path, builder: Path) -> dict:
+    """Release candidates and their variants per ``release/2.X`` branch of test-infra, and
+    the Linux kernel lists per ``release/2.X`` branch of builder (git checkouts).
+
+    Returns the ``releases_from_matrix`` and ``kernels`` parts of the input JSON; the
+    previous-versions releases are restated by hand from the pinned page."""
+    matrix = "tools/scripts/generate_binary_build_matrix.py"
+    releases: dict[str, dict] = {}
+    for minor in range(1, 40):
+        branch = f"release/2.{minor}"
+        log = _git(test_infra, "log", "--format=%H", branch, "--", matrix).split()
+        for commit in log:  # newest first: keep the newest commit naming each candidate
+            text = _git(test_infra, "show", f"{commit}:{matrix}")
+            cand = re.search(r'CURRENT_CANDIDATE_VERSION\s*=\s*"([^"]+)"', text)
+            if not cand or not cand.group(1).startswith(f"2.{minor}.") or cand.group(1) in releases:
+                continue
+            releases[cand.group(1)] = {"commit": commit, "branch": branch,
+                                       "cuda": _dict_list(text, "CUDA_ARCHES_DICT", "test"),
+                                       "rocm": _dict_list(text, "ROCM_ARCHES_DICT", "test")}
+    kernels: dict[str, dict] = {}
+    for minor in range(0, 5):
+        branch = f"release/2.{minor}"
+        commit = _git(builder, "rev-parse", branch).strip()
+        cuda_sh = _git(builder, "show", f"{commit}:manywheel/build_cuda.sh")
+        docker_sh = _git(builder, "show", f"{commit}:manywheel/build_docker.sh")
+        base = re.search(r'^TORCH_CUDA_ARCH_LIST="([^"]+)"', cuda_sh, re.M).group(1).split(";")
+        lists = {}
+        for case, extra in re.findall(r'^\s+([\d.\[\]]+)\)\n(?:.*\n)*?.*TORCH_CUDA_ARCH_LIST="\$\{TORCH_CUDA_ARCH_LIST\};([^"]+)"',
+                                      cuda_sh, re.M):
+            for cuda in _expand_case(case):
+                lists.setdefault(cuda, base + extra.split(";"))
+        rocm = re.search(r'PYTORCH_ROCM_ARCH="([^"]+)"', docker_sh).group(1).split(";")
+        kernels[f"2.{minor}"] = {"commit": commit, "cuda_lists": lists, "rocm_base": rocm}
+    return {"releases_from_matrix": releases, "kernels": kernels}
+
+
+def _expand_case(case: str) -> list[str]:
+    m = re.fullmatch(r"(\d+)\.\[(\d+)\]", case)
+    if m:
+        return [f"{m.group(1)}.{d}" for d in m.group(2)]
+    return [case]
+
+
+if __name__ == "__main__":  # pragma: no cover - a refresh aid, run by hand
+    import sys
+
+    print(json.dumps(extract(Path(sys.argv[1]), Path(sys.argv[2])), indent=1, sort_keys=True))
