@@ -28,6 +28,7 @@ class Layer(str, Enum):
 
 LAYER_ORDER: tuple[Layer, ...] = tuple(Layer)
 LAYER_NAMES: tuple[str, ...] = tuple(layer.value for layer in Layer)
+_LAYER_VALUES = frozenset(LAYER_NAMES)
 
 
 class Status(str, Enum):
@@ -175,6 +176,19 @@ class Selector(BaseModel):
             return {"ids": value}
         return value
 
+    @field_validator("version", "compute_capability")
+    @classmethod
+    def _spec_reads(cls, value: Optional[str]) -> Optional[str]:
+        # A spec that cannot be read is an error here, with its file and line, not later in a query.
+        if value is not None:
+            from gpulane.versions import InvalidSpecError, parse_spec
+
+            try:
+                parse_spec(value)
+            except InvalidSpecError as exc:
+                raise ValueError(str(exc)) from None
+        return value
+
     @model_validator(mode="after")
     def _not_empty(self) -> "Selector":
         attrs = (self.ids, self.vendor, self.family, self.version, self.platform, self.compute_capability,
@@ -223,6 +237,9 @@ class Fact(BaseModel):
             for key, sel in value["when"].items():
                 if isinstance(sel, dict) and "layer" not in sel:
                     sel = {**sel, "layer": key}
+                elif isinstance(sel, dict) and str(sel["layer"]) != str(key) and key in _LAYER_VALUES:
+                    raise ValueError(f"when.{key} selects layer '{sel['layer']}': a condition on {key} "
+                                     f"must select {key} nodes")
                 when[key] = sel
             value = {**value, "when": when}
         return value

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from gpulane.model import Layer, Node
 from gpulane.versions import InvalidSpecError, parse_spec, spec_matches
 
-__all__ = ["normalise", "NameIndex", "Resolution", "FAMILY_SYNONYMS"]
+__all__ = ["normalise", "NameIndex", "Resolution", "FAMILY_SYNONYMS", "split_family_version"]
 
 # Brand words people leave out when they name a product.
 _BRAND_WORDS = ("amd", "nvidia", "radeon", "geforce", "instinct", "rx", "rtx", "gtx", "tesla", "quadro", "pro")
@@ -41,6 +41,45 @@ _CODENAMES = {"noble": "ubuntu 24.04", "jammy": "ubuntu 22.04", "focal": "ubuntu
 def normalise(text: str) -> str:
     """Lower-case and drop spaces, dashes, underscores and quotes; keep '.' and '+'."""
     return re.sub(r"[\s\-_'\"()]+", "", text.lower())
+
+
+_FAMILY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz .-_")
+
+
+def split_family_version(text: str) -> tuple[str, str] | None:
+    """'ROCm 6.2' → ('ROCm', '6.2'); 'torch >= 2.4' → ('torch', '>= 2.4'); 'cuda' → ('cuda', '').
+
+    A family is a letter then letters, spaces, '.', '-' or '_'; the version, after an optional
+    '@', starts with an optional comparison and then a digit, and runs to the end of the line.
+    None when the text is not of that shape. One pass over the text, so a name of any length
+    (600 spaces and a '!') is read in linear time; a regular expression with a lazy group and
+    two optional space runs took minutes on such names.
+    """
+    raw = text.strip()
+    if not raw or not ("A" <= raw[0] <= "Z" or "a" <= raw[0] <= "z"):
+        return None
+    end = 1
+    while end < len(raw) and raw[end] in _FAMILY_CHARS:
+        end += 1
+    family = raw[:end].rstrip(" ")
+    i = end
+    while i < len(raw) and raw[i].isspace():
+        i += 1
+    if i < len(raw) and raw[i] == "@":
+        i += 1
+        while i < len(raw) and raw[i].isspace():
+            i += 1
+    version = raw[i:]
+    if not version:
+        return family, ""
+    j = 0
+    if version[0] in "<>=!~":
+        j = 2 if len(version) > 1 and version[1] == "=" else 1
+    while j < len(version) and version[j].isspace():
+        j += 1
+    if j >= len(version) or not version[j].isdecimal() or "\n" in version[j:]:
+        return None
+    return family, version.strip()
 
 
 def _brandless_keys(name: str) -> list[str]:
@@ -113,11 +152,10 @@ class NameIndex:
         return self._resolve_family(text, layer)
 
     def _resolve_family(self, text: str, layer: Layer | None) -> list[Resolution]:
-        raw = text.strip()
-        match = re.match(r"^\s*([A-Za-z][A-Za-z .\-_]*?)\s*@?\s*((?:[<>=!~]=?|==)?\s*[\d].*)?$", raw)
-        if not match:
+        split = split_family_version(text)
+        if split is None:
             return []
-        fam_text, version_text = match.group(1), (match.group(2) or "").strip()
+        fam_text, version_text = split
         fam_key = normalise(fam_text)
         fam_key = FAMILY_SYNONYMS.get(fam_key, fam_key)
         if fam_key not in self.families:

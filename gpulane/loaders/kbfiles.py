@@ -22,12 +22,17 @@ import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from gpulane.errors import FileProblem, KBLoadError
+from gpulane.loaders.safeio import UnreadableFile, read_regular_file
 from gpulane.model import Fact, KBFile, Node, Source
 
 __all__ = ["KnowledgeBase", "Origin", "load_files", "read_kb_file", "default_data_dir", "kb_files",
-           "StoredKB", "MAX_FILE_BYTES"]
+           "StoredKB", "MAX_FILE_BYTES", "MAX_YAML_DEPTH"]
 
-MAX_FILE_BYTES = 16 * 1024 * 1024
+# The largest shipped file is ~250 KB and loads in well under a second; YAML loads at a few
+# hundred KB a second, so this cap keeps any one file to seconds (16 MB took a minute and 1.4 GB).
+MAX_FILE_BYTES = 2 * 1024 * 1024
+# Knowledge-base YAML is a few levels deep; 500 levels made the loader overflow the stack.
+MAX_YAML_DEPTH = 32
 
 
 def default_data_dir() -> Path:
@@ -36,8 +41,21 @@ def default_data_dir() -> Path:
 
 
 def kb_files(data_dir: Path) -> list[Path]:
-    """The YAML files of a knowledge-base folder, in a stable order."""
-    return sorted(p for p in data_dir.glob("*.yaml") if p.is_file())
+    """The YAML files of a knowledge-base folder, in a stable order.
+
+    Every ``*.yaml`` and ``*.yml`` entry is listed, whatever it is (a dangling symlink, a folder, a
+    ``.yml`` file): the loader reports each one that is not a knowledge-base file, by name, rather
+    than skipping it silently. Raises KBLoadError for a missing folder or one with no ``*.yaml``.
+    """
+    data_dir = Path(data_dir)
+    if not data_dir.is_dir():
+        what = "does not exist" if not data_dir.exists() else "is not a folder"
+        raise KBLoadError([FileProblem(display_path(data_dir), None, f"the knowledge-base folder {what}")])
+    found = sorted(p for p in data_dir.iterdir() if p.suffix in (".yaml", ".yml") and not p.name.startswith("."))
+    if not any(p.suffix == ".yaml" for p in found):
+        raise KBLoadError([FileProblem(display_path(data_dir), None,
+                                       "the knowledge-base folder holds no *.yaml files")])
+    return found
 
 
 def display_path(path: Path) -> str:
@@ -56,13 +74,22 @@ class _LineDict(dict):
 class _LineLoader(yaml.SafeLoader):
     """A safe loader that records lines and refuses aliases and duplicate keys."""
 
+    _depth = 0
+
     def compose_node(self, parent, index):  # type: ignore[override]
         if self.check_event(yaml.AliasEvent):
             event = self.peek_event()
             raise yaml.MarkedYAMLError("while reading", None,
                                        "anchors and aliases are not allowed in knowledge-base files",
                                        event.start_mark)
-        return super().compose_node(parent, index)
+        self._depth += 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                raise yaml.MarkedYAMLError("while reading", None, f"nested deeper than {MAX_YAML_DEPTH} levels",
+                                           self.peek_event().start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
     def construct_mapping(self, node, deep=False):  # type: ignore[override]
         mapping = _LineDict()
@@ -213,14 +240,17 @@ def _error_text(err: dict, field_name: str) -> str:
 def read_kb_file(path: Path, shown_as: str | None = None) -> tuple[KBFile, dict, list[FileProblem]]:
     """Read and validate one file. Returns the model, the raw data and problems."""
     shown = shown_as or display_path(path)
+    if path.suffix != ".yaml":
+        return KBFile(), {}, [FileProblem(shown, None, "knowledge-base files end in .yaml: rename it or move it "
+                                                       "out of the folder")]
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            return KBFile(), {}, [FileProblem(shown, None, f"file is larger than {MAX_FILE_BYTES} bytes")]
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_file(path, MAX_FILE_BYTES).decode("utf-8")
+    except UnreadableFile as exc:
+        return KBFile(), {}, [FileProblem(shown, None, exc.reason)]
     except UnicodeDecodeError as exc:
         return KBFile(), {}, [FileProblem(shown, None, f"not UTF-8 text ({exc.reason})")]
-    except OSError as exc:
-        return KBFile(), {}, [FileProblem(shown, None, f"cannot read: {exc.strerror}")]
+    if not text:
+        return KBFile(), {}, [FileProblem(shown, None, "the file is empty (0 bytes)")]
     try:
         raw = yaml.load(text, Loader=_LineLoader)  # noqa: S506 - _LineLoader is a SafeLoader
     except yaml.MarkedYAMLError as exc:
@@ -229,6 +259,11 @@ def read_kb_file(path: Path, shown_as: str | None = None) -> tuple[KBFile, dict,
         return KBFile(), {}, [FileProblem(shown, line, f"YAML syntax error: {exc.problem}")]
     except yaml.YAMLError as exc:
         return KBFile(), {}, [FileProblem(shown, None, f"YAML error: {exc}")]
+    except RecursionError:
+        return KBFile(), {}, [FileProblem(shown, None, "YAML nested too deeply")]
+    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+        what = "a number with too many digits" if "digits" in str(exc) else str(exc)
+        return KBFile(), {}, [FileProblem(shown, None, f"cannot be read: {what}")]
     if raw is None:
         raw = _LineDict()
     if not isinstance(raw, dict):

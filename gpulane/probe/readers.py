@@ -144,8 +144,26 @@ def read_nvidia_smi_query(text: str | None) -> NvidiaReading:
     return NvidiaReading(OK, gpus, gpus[0].driver_version)
 
 
-_HEADER = re.compile(r"Driver Version:\s*([\d.]+)(?:.*?CUDA Version:\s*([\d.]+))?")
-_ROW = re.compile(r"^\|\s+(\d+)\s+(.+?)\s+(On|Off)\s+\|")
+# Possessive runs (*+, ++) and a line-bounded lazy gap keep these linear on hostile output.
+_HEADER = re.compile(r"Driver Version:\s*+([\d.]++)(?:[^\n]*?CUDA Version:\s*+([\d.]++))?")
+
+
+def _table_row(line: str) -> str | None:
+    """The GPU name of a plain-table row such as '|   0  NVIDIA GeForce RTX 4090   Off |  ...', else None.
+
+    Split into words rather than matched with a regular expression: a lazy name group followed by
+    a run of spaces backtracks quadratically on a long line.
+    """
+    if not line.startswith("|"):
+        return None
+    cell = line[1:].split("|", 1)
+    if len(cell) < 2 or not cell[0][:1].isspace() or not cell[0][-1:].isspace():
+        return None
+    words = cell[0].split()
+    if len(words) < 3 or not words[0].isdecimal() or words[-1] not in ("On", "Off"):
+        return None
+    body = cell[0].strip()
+    return body[len(words[0]):len(body) - len(words[-1])].strip()
 
 
 def read_nvidia_smi_table(text: str | None) -> NvidiaReading:
@@ -161,9 +179,8 @@ def read_nvidia_smi_table(text: str | None) -> NvidiaReading:
     driver, cuda = header.group(1), header.group(2)
     gpus = []
     for line in text.splitlines():
-        m = _ROW.match(line)
-        if m:
-            name = m.group(2).strip()
+        name = _table_row(line)
+        if name:
             truncated = name.endswith("...")
             gpus.append(NvidiaGpu(name.rstrip(". ").strip() if truncated else name, driver, None, truncated))
     return NvidiaReading(OK, gpus, driver, cuda)
@@ -194,9 +211,9 @@ def read_rocminfo(text: str | None) -> AmdReading:
         first = next((l.strip() for l in text.splitlines() if l.strip()), "")
         return AmdReading(UNREADABLE, detail=f"no HSA agents listed{': ' + first[:80] if first else ''}")
     agents = []
-    for block in re.split(r"\n\*{3,}\s*\nAgent \d+\s*\n\*{3,}", text)[1:]:
+    for block in _agent_blocks(text.splitlines()):
         fields: dict[str, str] = {}
-        for line in block.splitlines():
+        for line in block:
             key, sep, value = line.strip().partition(":")
             # Only the agent's own top-level fields (two-space indent); ISA names come later.
             if sep and line.startswith("  ") and not line.startswith("    ") and key not in fields:
@@ -208,18 +225,37 @@ def read_rocminfo(text: str | None) -> AmdReading:
     return AmdReading(OK, agents)
 
 
+def _is_stars(line: str) -> bool:
+    stripped = line.rstrip()
+    return len(stripped) >= 3 and stripped.strip("*") == ""
+
+
+def _agent_blocks(lines: list[str]) -> list[list[str]]:
+    """The lines of each agent: what follows a '*****' / 'Agent N' / '*****' header, up to the next one.
+
+    Read line by line (a regular expression over runs of '*' and spaces backtracked on long runs).
+    """
+    headers = [i for i in range(1, len(lines) - 1)
+               if _is_stars(lines[i - 1]) and lines[i].startswith("Agent ") and lines[i][6:].strip().isdecimal()
+               and lines[i + 1].startswith("***")]
+    return [lines[h + 2:(nxt - 1 if nxt is not None else len(lines))]
+            for h, nxt in zip(headers, [*headers[1:], None])]
+
+
 def read_amd_smi_static(text: str | None) -> AmdReading:
     """`amd-smi static` output: per GPU, ASIC MARKET_NAME and TARGET_GRAPHICS_VERSION, DRIVER VERSION."""
     if text is None:
         return AmdReading(NOT_FOUND)
-    blocks = re.split(r"^GPU:\s*\d+\s*$", text, flags=re.M)
-    if len(blocks) < 2:
+    lines = text.splitlines()
+    starts = [i for i, line in enumerate(lines)
+              if line.startswith("GPU:") and line[4:].strip().isdecimal()]
+    if not starts:
         return AmdReading(UNREADABLE, detail="no 'GPU: N' sections")
     agents = []
-    for block in blocks[1:]:
+    for start, nxt in zip(starts, [*starts[1:], len(lines)]):
         section = None
         values: dict[tuple[str | None, str], str] = {}
-        for line in block.splitlines():
+        for line in lines[start + 1:nxt]:
             stripped = line.strip()
             if not stripped:
                 continue
