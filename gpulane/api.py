@@ -11,8 +11,9 @@ from gpulane.errors import KBInvalidError
 from gpulane.graph.kb import KnowledgeGraph
 from gpulane.loaders.cache import files_key, load_cached, slot_for
 from gpulane.loaders.kbfiles import MAX_FILE_BYTES, KnowledgeBase, StoredKB, default_data_dir, kb_files, load_files
+from gpulane.loaders.transaction import reading
 
-__all__ = ["load_graph", "build_graph"]
+__all__ = ["load_graph", "build_graph", "folder_problems"]
 
 CACHE_SALT = "gpulane-graph-v2"
 
@@ -23,8 +24,27 @@ def build_graph(data_dir: Path | None = None, strict: bool = True) -> KnowledgeG
     With ``strict``, a knowledge base that `kb check` finds errors in is refused
     (KBInvalidError); malformed files always raise KBLoadError.
     """
-    files = kb_files(Path(data_dir) if data_dir else default_data_dir())
-    return _compile(load_files(files), strict)
+    directory = Path(data_dir) if data_dir else default_data_dir()
+    with reading(directory):
+        files = kb_files(directory)
+        return _compile(load_files(files), strict)
+
+
+def folder_problems(paths: list[Path], shown_as: dict[Path, str] | None = None) -> list[str]:
+    """Why these files would not make a loadable knowledge base (empty when they would).
+
+    What an import checks before it replaces anything: the files load, and `kb check` finds
+    no errors in the result.
+    """
+    from gpulane.errors import KBLoadError
+
+    try:
+        _compile(load_files(paths, shown_as), strict=True)
+    except KBLoadError as exc:
+        return [str(p) for p in exc.problems]
+    except KBInvalidError as exc:
+        return list(exc.problems)
+    return []
 
 
 def _compile(kb: KnowledgeBase, strict: bool = True) -> KnowledgeGraph:
@@ -91,9 +111,10 @@ def load_graph(data_dir: Path | None = None, use_cache: bool = True) -> Knowledg
         return build_graph(directory)
     from gpulane import __version__
 
-    files = kb_files(directory)
     install = Path(__file__).resolve().parent
-    key = files_key(files, f"{CACHE_SALT}:{__version__}:{directory.resolve()}:{_code_stamp()}", MAX_FILE_BYTES)
-    kg, _ = load_cached(key, lambda: _compile(load_files(files)), _encode, _decode,
-                        slot=slot_for(install, directory.resolve()))
+    with reading(directory):  # an import in progress finishes first
+        files = kb_files(directory)
+        key = files_key(files, f"{CACHE_SALT}:{__version__}:{directory.resolve()}:{_code_stamp()}", MAX_FILE_BYTES)
+        kg, _ = load_cached(key, lambda: _compile(load_files(files)), _encode, _decode,
+                            slot=slot_for(install, directory.resolve()))
     return kg

@@ -237,9 +237,12 @@ class Fact(BaseModel):
             for key, sel in value["when"].items():
                 if isinstance(sel, dict) and "layer" not in sel:
                     sel = {**sel, "layer": key}
-                elif isinstance(sel, dict) and str(sel["layer"]) != str(key) and key in _LAYER_VALUES:
-                    raise ValueError(f"when.{key} selects layer '{sel['layer']}': a condition on {key} "
-                                     f"must select {key} nodes")
+                elif isinstance(sel, dict) and sel["layer"] is not None and \
+                        getattr(sel["layer"], "value", sel["layer"]) != getattr(key, "value", key) and \
+                        getattr(key, "value", key) in _LAYER_VALUES:
+                    layer, on = getattr(sel["layer"], "value", sel["layer"]), getattr(key, "value", key)
+                    raise ValueError(f"when.{on} selects layer '{layer}': a condition on {on} must select {on} "
+                                     "nodes")
                 when[key] = sel
             value = {**value, "when": when}
         return value

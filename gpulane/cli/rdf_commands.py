@@ -68,19 +68,30 @@ def import_rdf(path: Path, dry_run: bool = False, data_dir: Path | None = None) 
     from gpulane.loaders.kbfiles import default_data_dir
     from gpulane.loaders.rdf import plan_files, read_rdf, write_files
 
+    from gpulane.api import folder_problems
+    from gpulane.loaders.transaction import data_lock
+
     kb = read_rdf(Path(path))
     errors = [str(p) for p in check_graph(KnowledgeGraph(kb)) if p.severity == "error"]
     if errors:
         raise KBInvalidError(errors)
     target = Path(data_dir) if data_dir else (_data_dir() or default_data_dir())
-    files = plan_files(kb, target)
+    if dry_run:
+        _print_files(path, kb, plan_files(kb, target))
+        typer.echo("dry run: nothing written")
+        return []
+    # Locked from reading the current files to the switch; the folder the import would leave
+    # (its other files plus these) is loaded and checked before anything is replaced.
+    with data_lock(target):
+        files = plan_files(kb, target)
+        _print_files(path, kb, files)
+        written = write_files(files, validate=folder_problems)
+    typer.echo(f"wrote {len(written)} file(s)")
+    return written
+
+
+def _print_files(path, kb, files) -> None:
     typer.echo(f"{path}: {len(kb.sources)} sources, {len(kb.nodes)} nodes, {len(kb.facts)} facts")
     for f in files:
         s, n, fa = f.counts
         typer.echo(f"  {f.status:<9} {f.path}  ({s} sources, {n} nodes, {fa} facts)")
-    if dry_run:
-        typer.echo("dry run: nothing written")
-        return []
-    written = write_files(files)
-    typer.echo(f"wrote {len(written)} file(s)")
-    return written

@@ -240,7 +240,7 @@ def _error_text(err: dict, field_name: str) -> str:
 def read_kb_file(path: Path, shown_as: str | None = None) -> tuple[KBFile, dict, list[FileProblem]]:
     """Read and validate one file. Returns the model, the raw data and problems."""
     shown = shown_as or display_path(path)
-    if path.suffix != ".yaml":
+    if not shown.endswith(".yaml"):
         return KBFile(), {}, [FileProblem(shown, None, "knowledge-base files end in .yaml: rename it or move it "
                                                        "out of the folder")]
     try:
@@ -279,16 +279,17 @@ def read_kb_file(path: Path, shown_as: str | None = None) -> tuple[KBFile, dict,
     return model, raw, []
 
 
-def load_files(paths: Iterable[Path]) -> KnowledgeBase:
+def load_files(paths: Iterable[Path], shown_as: dict[Path, str] | None = None) -> KnowledgeBase:
     """Load knowledge-base files into one KnowledgeBase, or raise KBLoadError.
 
     Every file is read and every problem collected before failing, so one run
-    reports them all; on any problem nothing is returned.
+    reports them all; on any problem nothing is returned. ``shown_as`` names files
+    that are read from elsewhere (an import's staged files) by the name they will have.
     """
     kb = KnowledgeBase()
     problems: list[FileProblem] = []
     for path in paths:
-        shown = display_path(path)
+        shown = display_path(Path((shown_as or {}).get(path, path)))
         model, raw, file_problems = read_kb_file(path, shown)
         problems.extend(file_problems)
         if file_problems:

@@ -29,17 +29,19 @@ from typing import Any, Iterable
 import yaml
 from pydantic import ValidationError
 
-from gpulane.loaders.atomic import commit, discard, stage
 from gpulane.errors import FileProblem, GpulaneError, KBLoadError
 from gpulane.graph.rdf import (DCT, FACT_FIELDS, GL, HANDLED, NODE_FIELDS, PROV, RDF, RDF_JSON, SELECTOR_FIELDS,
                                SOURCE_FIELDS, camel, id_from_iri)
 from gpulane.loaders.kbfiles import KnowledgeBase, Origin, display_path
+from gpulane.loaders.safeio import UnreadableFile, read_regular_file
+from gpulane.loaders.transaction import DataFolderError, check_file_name, replace_files
 from gpulane.model import Fact, Layer, Node, Source
 
 __all__ = ["RDFImportError", "read_rdf", "parse_rdf", "kb_from_triples", "guess_format", "ImportedFile", "plan_files",
            "write_files", "MAX_FILE_BYTES", "MAX_LITERAL_CHARS", "RDF_FORMATS"]
 
-MAX_FILE_BYTES = 256 * 1024 * 1024
+# The whole shipped knowledge base exports to 4-10 MB; a few times that still parses in seconds.
+MAX_FILE_BYTES = 32 * 1024 * 1024
 MAX_LITERAL_CHARS = 1024 * 1024
 RDF_FORMATS = {".ttl": "turtle", ".turtle": "turtle", ".nt": "nt", ".ntriples": "nt", ".jsonld": "json-ld",
                ".json": "json-ld", ".rdf": "xml", ".xml": "xml", ".owl": "xml"}
@@ -71,11 +73,10 @@ def read_rdf(path: Path, format: str | None = None) -> KnowledgeBase:
     shown = display_path(path)
     fmt = format or guess_format(path)
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise RDFImportError(shown, None, f"file is larger than {MAX_FILE_BYTES} bytes")
-        data = path.read_bytes()
-    except OSError as exc:
-        raise RDFImportError(shown, None, f"cannot read: {exc.strerror}") from None
+        # A regular file only (not /dev/zero, a FIFO or a link to one), read up to the cap.
+        data = read_regular_file(path, MAX_FILE_BYTES)
+    except UnreadableFile as exc:
+        raise RDFImportError(shown, None, exc.reason) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -123,6 +124,9 @@ def _refuse_remote_context(text: str, shown: str) -> None:
         raise RDFImportError(shown, exc.lineno, f"invalid JSON: {exc.msg}") from None
     except RecursionError:
         raise RDFImportError(shown, None, "JSON nested too deeply") from None
+    except ValueError as exc:  # a number of more than 4,300 digits
+        what = "a number with too many digits" if "digits" in str(exc) else str(exc)[:200]
+        raise RDFImportError(shown, None, f"invalid JSON: {what}") from None
     stack: list[Any] = [data]
     while stack:
         item = stack.pop()
@@ -424,13 +428,24 @@ def plan_files(kb: KnowledgeBase, data_dir: Path) -> list[ImportedFile]:
     for kind in ("sources", "nodes", "facts"):
         for i, item in enumerate(getattr(kb, kind)):
             origin = kb.origin(kind, i)
-            name = Path(origin.path).name if origin and origin.path.endswith((".yaml", ".yml")) else IMPORT_FILE
+            # Items carry the knowledge-base file they were exported from (gl:definedIn); others
+            # (origin: the RDF file itself) go to IMPORT_FILE. A .yml name would never be loaded.
+            recorded = origin is not None and origin.path.endswith((".yaml", ".yml"))
+            name = origin.path.replace("\\", "/").rsplit("/", 1)[-1] if recorded else IMPORT_FILE
+            why = check_file_name(name)
+            if why:
+                shown_name = name.encode("unicode_escape").decode("ascii")[:80]
+                raise RDFImportError(str(data_dir), None, f"{kind[:-1]} #{i + 1} is defined in '{shown_name}', "
+                                                          f"which {why}")
             groups.setdefault(name, {"sources": [], "nodes": [], "facts": []})[kind].append(item)
     out = []
     for name, items in groups.items():
         path = Path(data_dir) / name
         text = dump_items(items)
-        old = path.read_text(encoding="utf-8") if path.exists() else None
+        try:
+            old = path.read_text(encoding="utf-8") if path.exists() else None
+        except (OSError, UnicodeDecodeError):
+            old = ""  # a folder or an unreadable file: "changed", and the write says why it cannot
         status = "new" if old is None else ("unchanged" if old == text else "changed")
         out.append(ImportedFile(path, text, status,
                                 (len(items["sources"]), len(items["nodes"]), len(items["facts"]))))
@@ -460,18 +475,16 @@ def _selector_yaml(sel: dict):
     return sel["ids"] if set(sel) == {"ids"} else sel
 
 
-def write_files(files: list[ImportedFile]) -> list[Path]:
-    """Write every changed file: all to temporary files first, then each renamed into place."""
-    pending: list[tuple[str, Path]] = []
+def write_files(files: list[ImportedFile], validate=None) -> list[Path]:
+    """Write every changed file as one unit (see loaders.transaction); returns the paths written.
+
+    ``validate`` (gpulane.api.folder_problems) checks the knowledge base the folder would hold.
+    """
+    changed = [f for f in files if f.status != "unchanged"]
+    if not changed:
+        return []
+    folder = changed[0].path.parent
     try:
-        for f in files:
-            if f.status == "unchanged":
-                continue
-            pending.append((stage(f.path, f.text, make_parents=True), f.path))
-    except OSError as exc:
-        for tmp, _ in pending:
-            discard(tmp)
-        raise RDFImportError(str(exc.filename or ""), None, f"cannot write: {exc.strerror}") from None
-    for tmp, path in pending:
-        commit(tmp, path)
-    return [path for _, path in pending]
+        return replace_files(folder, {f.path.name: f.text for f in changed}, validate=validate)
+    except DataFolderError as exc:
+        raise RDFImportError(exc.path, None, "\n  ".join([exc.message, *exc.problems[:20]])) from None

@@ -33,7 +33,6 @@ from typing import Any, Callable, Optional
 
 import yaml
 
-from gpulane.loaders.atomic import write_atomic
 from gpulane.model import KBFile, Layer, Node, Source
 
 from . import amd_llvm_processors, hip_sdk_windows, pytorch_builds, rocm_gpu_specs, rocm_linux_sysreq, rocm_matrix
@@ -184,13 +183,22 @@ OS_HEADER = (
 
 
 def load_kbfile(path: Path) -> Optional[KBFile]:
-    """The KBFile at ``path`` (``None`` if there is no such file)."""
+    """The KBFile at ``path`` (``None`` if there is no such file).
+
+    Read like any knowledge-base file (regular file, size cap, schema); a target that is a
+    folder or does not load raises ImportFormatError naming it, not a traceback.
+    """
+    from gpulane.loaders.kbfiles import read_kb_file
 
     path = Path(path)
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         return None
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    return KBFile.model_validate(data)
+    model, _, problems = read_kb_file(path)
+    if problems:
+        first = problems[0]
+        raise ImportFormatError(path, first.line, f"the existing file cannot be read ({first.message}); "
+                                                  "fix or remove it, then import again")
+    return model
 
 
 # ---------------------------------------------------------------------- OS merge
@@ -347,7 +355,10 @@ class FilePlan:
 
     @property
     def unchanged(self) -> bool:
-        return self.path.exists() and self.path.read_text(encoding="utf-8") == self.text
+        try:
+            return self.path.is_file() and self.path.read_text(encoding="utf-8") == self.text
+        except (OSError, UnicodeDecodeError):
+            return False
 
 
 @dataclass
@@ -421,35 +432,43 @@ def plan_import(kind: str, path: Path, data_dir: Path = DATA_DIR) -> ImportPlan:
     return ImportPlan(kind, path, files)
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    write_atomic(path, text, make_parents=True)
+def write_import(plan: ImportPlan, *, validate: bool = True) -> list[Path]:
+    """Write the plan's files as one unit; returns the paths written.
 
-
-def write_import(plan: ImportPlan) -> list[Path]:
-    """Write the plan's files, each atomically; returns the paths written.
-
-    Each file is written to a temporary file in the same folder, synced and
-    renamed over the old one, so a failure leaves the old file intact. The OS
-    file goes first: it only adds, so the KB stays loadable if a later write fails.
+    The knowledge base the folder would hold afterwards is loaded and checked first
+    (gpulane.api.folder_problems); any problem refuses the import with the problems listed
+    and nothing replaced. Then every file is replaced together (see loaders.transaction):
+    a failure or a kill leaves the old files, never a mix. ``validate=False`` skips the check
+    (tests of the mechanics that import one fixture into an empty folder).
     """
+    from gpulane.api import folder_problems
+    from gpulane.loaders.transaction import replace_files
 
-    written = []
-    for file_plan in plan.files:
-        if file_plan.unchanged:
-            continue
-        _atomic_write(file_plan.path, file_plan.text)
-        written.append(file_plan.path)
-    return written
+    changed = [fp for fp in plan.files if not fp.unchanged]
+    if not changed:
+        return []
+    folders = {fp.path.parent for fp in changed}
+    if len(folders) != 1:
+        raise ValueError("an import writes into one folder")
+    return replace_files(folders.pop(), {fp.path.name: fp.text for fp in changed},
+                         validate=folder_problems if validate else None)
 
 
-def run_import(kind: str, path: Path, data_dir: Path = DATA_DIR, *, dry_run: bool = False) -> tuple[ImportPlan, list[Path]]:
+def run_import(kind: str, path: Path, data_dir: Path = DATA_DIR, *, dry_run: bool = False,
+               validate: bool = True) -> tuple[ImportPlan, list[Path]]:
     """What ``gpulane kb import KIND FILE [--dry-run]`` does: plan, then write unless dry-run.
 
+    The folder is locked from reading the files the import merges with until the new ones are
+    in place, so two imports at once never lose each other's changes.
     Returns the plan (``plan.summary()`` is the text to print) and the paths written.
     """
+    from gpulane.loaders.transaction import data_lock
 
-    plan = plan_import(kind, path, data_dir)
-    return plan, ([] if dry_run else write_import(plan))
+    if dry_run:
+        return plan_import(kind, path, data_dir), []
+    with data_lock(Path(data_dir)):
+        plan = plan_import(kind, path, data_dir)
+        return plan, write_import(plan, validate=validate)
 
 
 def render_all(sources_dir: Path, inputs_dir: Path = INPUTS_DIR) -> dict[str, str]:
