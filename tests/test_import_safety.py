@@ -193,8 +193,10 @@ def test_an_import_waits_for_the_folder_lock(tmp_path):
     done = threading.Event()
 
     def importer():
-        run_import("hip-sdk-windows", FIX / "hip-sdk-small.rst", folder, validate=False)
-        done.set()
+        try:
+            run_import("hip-sdk-windows", FIX / "hip-sdk-small.rst", folder, validate=False)
+        finally:
+            done.set()
 
     with data_lock(folder):
         worker = threading.Thread(target=importer)
@@ -209,13 +211,21 @@ def test_two_imports_at_once_keep_both_os_node_sets(tmp_path):
     from gpulane.loaders.importers import OS_FILE, load_kbfile
 
     folder = tmp_path / "kb"
-    runs = [("rocm-linux-sysreq", "linux-sysreq-small.rst"), ("hip-sdk-windows", "hip-sdk-small.rst")]
-    threads = [threading.Thread(target=run_import, args=(kind, FIX / name, folder), kwargs={"validate": False})
-               for kind, name in runs]
+    runs = [("rocm-linux-sysreq", "linux-sysreq-small"), ("hip-sdk-windows", "hip-sdk-small.rst")]
+    failures = []
+
+    def one(kind, name):
+        try:
+            run_import(kind, FIX / name, folder, validate=False)
+        except Exception as exc:  # a thread's exception would otherwise pass unseen
+            failures.append(exc)
+
+    threads = [threading.Thread(target=one, args=run) for run in runs]
     for t in threads:
         t.start()
     for t in threads:
         t.join(60)
+    assert not failures
     ids = {n.id for n in load_kbfile(folder / OS_FILE).nodes}
     assert "windows-11" in ids and "ubuntu-22.04" in ids
 
