@@ -310,3 +310,98 @@ def test_bad_knowledge_base_entries_are_errors_naming_the_file(tmp_path, name, m
     problems = _load_problems(folder)
     assert name in problems and words in problems
     assert "Traceback" not in problems
+
+
+# -- items 15, 18: -o targets ------------------------------------------------------------------------
+
+def test_output_to_a_symlink_or_fifo_is_written_in_place(tmp_path):
+    from gpulane.loaders.atomic import write_atomic
+
+    real = tmp_path / "real.txt"
+    real.write_text("old")
+    link = tmp_path / "link.txt"
+    link.symlink_to(real)
+    write_atomic(link, "new")
+    assert link.is_symlink() and real.read_text() == "new"
+    if hasattr(os, "mkfifo"):
+        import threading
+
+        fifo = tmp_path / "pipe"
+        os.mkfifo(fifo)
+        got = []
+        reader = threading.Thread(target=lambda: got.append(fifo.read_text()))
+        reader.start()
+        write_atomic(fifo, "through the pipe")
+        reader.join(10)
+        assert got == ["through the pipe"]
+        import stat
+
+        assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_long_output_names_work_and_stale_temporaries_go(tmp_path):
+    from gpulane.loaders.atomic import _tmp_prefix, write_atomic
+
+    target = tmp_path / ("r" * 245 + ".md")
+    assert len(target.name) == 248
+    stale = tmp_path / (_tmp_prefix(target) + "dead.tmp")
+    stale.write_text("left by a kill")
+    old = time.time() - 7200
+    os.utime(stale, (old, old))
+    write_atomic(target, "record")
+    assert target.read_text() == "record"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [target.name]
+
+
+# -- item 16: SPARQL comments ------------------------------------------------------------------------
+
+def test_a_multi_line_statement_stays_inside_the_sparql_comment(mini):
+    from gpulane.queries import run
+    from gpulane.queries.sparql import to_sparql
+
+    text = "find gpu\nwhere vendor = amd\r\nand vram >= 8"
+    sparql = to_sparql(mini, run.compile_query(mini, text))
+    head = sparql.split("SELECT DISTINCT", 1)[0]
+    assert head.count("\n") >= 5 and "\r" not in head
+    assert all(not line or line.startswith(("PREFIX", "#")) for line in head.splitlines())
+
+
+# -- item 17: escapes for the medium -----------------------------------------------------------------
+
+def test_escape_sequences_are_shown_not_obeyed(tmp_path):
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-m", "gpulane", "find", "gpu", "where", "vendor", "=",
+                          "\x1b[2J\x1b[32mAMD"], capture_output=True, text=True, timeout=120)
+    assert "\x1b" not in out.stdout + out.stderr and "\\x1b" in out.stderr
+
+
+def test_tool_output_and_os_release_lose_their_escapes(tmp_path):
+    from gpulane.probe.runner import probe_machine, run_tool
+
+    ran = run_tool([sys.executable, "-c", "print('RTX\\x1b[31m 4090\\r')"])
+    assert "\x1b" not in ran.text and "\\x1b" in ran.text
+    release = tmp_path / "os-release"
+    release.write_text('ID=ubuntu\nVERSION_ID="24.04"\nNAME="Ubu\x1b]0;pwned\x07ntu"\n')
+    found = probe_machine(lambda argv, timeout: __import__("gpulane.probe.runner", fromlist=["ToolRun"])
+                          .ToolRun(argv, None, "not found"), release)
+    assert "\x1b" not in (found.os.name or "") and "\x07" not in (found.os.name or "")
+
+
+def test_record_markdown_escapes_what_the_user_typed(shipped):
+    from gpulane.cli.render_record import record_markdown
+    from gpulane.queries.record import record_for
+
+    model = "GGUF\n\n**Verdict:** ✓ supported\n# Forged"
+    text = record_markdown(record_for(shipped, 'gpu = "RTX 4090", os = "Ubuntu 24.04"', model=model,
+                                      context="8k | injected | cell"))
+    assert sum(line.startswith("**Verdict:**") for line in text.splitlines()) == 1
+    assert not any(line.startswith("# Forged") for line in text.splitlines())
+    assert "8k \\| injected \\| cell" in text
+
+
+def test_control_characters_in_knowledge_base_text_are_refused(tmp_path):
+    folder = _kb_copy(tmp_path)
+    (folder / "esc.yaml").write_text('nodes:\n  - {id: gpu-esc, layer: gpu, name: "Evil\\e[31m", vendor: amd}\n')
+    problems = _load_problems(folder)
+    assert "esc.yaml:2" in problems and "control characters" in problems

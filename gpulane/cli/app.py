@@ -38,6 +38,9 @@ def _graph():
 
 def _emit_text(text: str, err: bool = False) -> None:
     """Words to the terminal: styled by the rich renderer on a terminal, plain otherwise."""
+    from gpulane.textsafe import visible
+
+    text = visible(text)  # an escape sequence in an echoed query or a name is shown, not obeyed
     stream = sys.stderr if err else sys.stdout
     if stream.isatty():
         from rich.console import Console
@@ -437,15 +440,19 @@ def main() -> None:
     try:
         app()
     except KBLoadError as exc:
+        from gpulane.textsafe import visible
+
         typer.echo("error: the knowledge base could not be loaded; nothing was loaded:", err=True)
         for p in exc.problems:
-            typer.echo(f"  {p}", err=True)
+            typer.echo(visible(f"  {p}"), err=True)
         sys.exit(2)
     except QueryError as exc:
         _emit_text(exc.render(), err=True)
         sys.exit(2)
     except GpulaneError as exc:
-        typer.echo(f"error: {exc}", err=True)
+        from gpulane.textsafe import visible
+
+        typer.echo(visible(f"error: {exc}"), err=True)
         sys.exit(2)
     except KeyboardInterrupt:
         sys.exit(130)

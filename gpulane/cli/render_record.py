@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from gpulane.queries.record import Record
+from gpulane.textsafe import markdown_text
 
 __all__ = ["record_markdown", "record_json", "record_mermaid"]
 
@@ -36,7 +37,8 @@ def record_mermaid(record: Record) -> str:
 
 def record_markdown(record: Record) -> str:
     """The record as a Markdown document to keep beside a purchase or a deployment."""
-    config = " · ".join(f"{k} {v}" for k, v in record.configuration.items())
+    # What the user typed (--model, --context, the names asked for) is escaped: one inline value each.
+    config = " · ".join(f"{k} {markdown_text(str(v))}" for k, v in record.configuration.items())
     out = ["# GPU compatibility record", "", f"**Configuration:** {config}", "",
            f"**Verdict:** {_VERDICT[record.verdict]}", "", "## Stack", "", "| layer | component | details |",
            "|---|---|---|"]
@@ -45,14 +47,14 @@ def record_markdown(record: Record) -> str:
         if entry.chosen is None:
             chosen = " (not named: one example)" if entry.layer != "driver" else " (required range)"
         else:
-            chosen = f" (asked: {entry.chosen})" if entry.chosen != entry.name else ""
+            chosen = f" (asked: {markdown_text(entry.chosen)})" if entry.chosen != entry.name else ""
         out.append(f"| {entry.layer} | {entry.name}{chosen} | {details} |")
     if not record.layers:
         out.append("| — | no path could be built from this configuration | |")
     out += ["", "## Application requirements", ""]
     out += [f"- {r}" for r in record.requirements] or ["- none stated in the knowledge base"]
     out += ["", "## Intended use (as stated)", ""]
-    out += [f"- {k}: {v if v else 'not stated'}" for k, v in record.stated.items()]
+    out += [f"- {k}: {markdown_text(v) if v else 'not stated'}" for k, v in record.stated.items()]
     out += ["", "## Checked edges", "", "| edge | | facts |", "|---|---|---|"]
     for e in record.edges:
         mark = _MARK[e.verdict] + (f" {e.reason}" if e.reason else "")

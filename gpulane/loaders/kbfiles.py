@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from gpulane.errors import FileProblem, KBLoadError
 from gpulane.loaders.safeio import UnreadableFile, read_regular_file
 from gpulane.model import Fact, KBFile, Node, Source
+from gpulane.textsafe import has_control
 
 __all__ = ["KnowledgeBase", "Origin", "load_files", "read_kb_file", "default_data_dir", "kb_files",
            "StoredKB", "MAX_FILE_BYTES", "MAX_YAML_DEPTH"]
@@ -266,6 +267,11 @@ def read_kb_file(path: Path, shown_as: str | None = None) -> tuple[KBFile, dict,
         return KBFile(), {}, [FileProblem(shown, None, f"cannot be read: {what}")]
     if raw is None:
         raw = _LineDict()
+    control = _first_control(raw)
+    if control is not None:
+        line, where = control
+        return KBFile(), {}, [FileProblem(shown, line, f"{where}: control characters (such as terminal escape "
+                                                       "sequences) are not allowed in knowledge-base text")]
     if not isinstance(raw, dict):
         return KBFile(), {}, [FileProblem(shown, 1, "expected a mapping with 'sources', 'nodes' and 'facts'")]
     try:
@@ -277,6 +283,27 @@ def read_kb_file(path: Path, shown_as: str | None = None) -> tuple[KBFile, dict,
             problems.append(FileProblem(shown, line, message))
         return KBFile(), raw, problems
     return model, raw, []
+
+
+def _first_control(raw: Any) -> tuple[int | None, str] | None:
+    """The line and key of the first string holding a control character, if any (tab and line feed
+    are allowed): imported names are printed to terminals, so an ESC sequence is refused here."""
+    stack: list[tuple[Any, int | None, str]] = [(raw, getattr(raw, "line", None), "")]
+    while stack:
+        item, line, where = stack.pop()
+        if isinstance(item, str):
+            if has_control(item):
+                return line, where or "a value"
+        elif isinstance(item, dict):
+            lines = getattr(item, "key_lines", {})
+            base = getattr(item, "line", line)
+            for key, value in item.items():
+                stack.append((value, lines.get(key, base), str(key)))
+                if isinstance(key, str) and has_control(key):
+                    return lines.get(key, base), "a key"
+        elif isinstance(item, list):
+            stack.extend((value, getattr(value, "line", line), where) for value in item)
+    return None
 
 
 def load_files(paths: Iterable[Path], shown_as: dict[Path, str] | None = None) -> KnowledgeBase:

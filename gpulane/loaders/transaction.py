@@ -112,8 +112,9 @@ def recover(data_dir: Path) -> bool:
         undone = True
     for entry in os.scandir(data_dir):
         name = entry.name
-        # Ours: transaction files, and atomic.stage's ".NAME.yaml.XXXX.tmp" of a killed writer.
-        if name.startswith(_TXN) or (name.startswith(".") and name.endswith(".tmp") and ".yaml." in name):
+        # Ours: transaction files, and atomic.stage's ".NAME.XXXX.tmp" of a killed writer (under the
+        # exclusive lock no writer is busy, so every one of them is stale).
+        if name.startswith(_TXN) or (name.startswith(".") and name.endswith(".tmp")):
             discard(entry.path)
     return undone
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 from gpulane.probe import readers as r
+from gpulane.textsafe import visible
 
 __all__ = ["ToolRun", "Found", "run_tool", "probe_machine", "read_packages", "PACKAGES", "TOOL_TIMEOUT_S",
            "TORCH_TIMEOUT_S", "MAX_OUTPUT_BYTES"]
@@ -63,11 +64,16 @@ def run_tool(argv: list[str], timeout: float = TOOL_TIMEOUT_S, max_bytes: int = 
         return ToolRun(argv, None, f"timed out after {timeout:g}s")
     if too_much:
         return ToolRun(argv, None, f"printed more than {max_bytes} bytes")
-    stdout = out.decode("utf-8", errors="replace")
+    stdout = _shown(out)
     if proc.returncode != 0:
         # nvidia-smi explains a missing kernel module on stdout with a non-zero status: keep the text.
-        return ToolRun(argv, stdout + err.decode("utf-8", errors="replace"), f"exit status {proc.returncode}")
+        return ToolRun(argv, stdout + _shown(err), f"exit status {proc.returncode}")
     return ToolRun(argv, stdout)
+
+
+def _shown(data: bytes) -> str:
+    """Tool output as text with its control characters (an ESC sequence) made visible escapes."""
+    return visible(data.decode("utf-8", errors="replace").replace("\r\n", "\n"))
 
 
 def _collect(proc: subprocess.Popen, timeout: float, max_bytes: int) -> tuple[bytes, bytes, bool, bool]:
@@ -169,7 +175,7 @@ def probe_machine(run: Runner = run_tool, os_release: Path = Path("/etc/os-relea
         kernel = r.read_kernel(call(["uname", "-r"]))
         try:
             with open(os_release, "rb") as fh:
-                text = fh.read(r.MAX_OS_RELEASE_BYTES).decode("utf-8", errors="replace")
+                text = _shown(fh.read(r.MAX_OS_RELEASE_BYTES))
         except OSError:
             text = None
         os_reading = r.read_os_release(text, kernel)

@@ -82,11 +82,20 @@ def to_sparql(kg: KnowledgeGraph, plan: Plan) -> str:
         if body is not None:
             branches.append(body)
     head = ["PREFIX gl: <%s>" % GL, "PREFIX prov: <%s>" % PROV, "",
-            f"# gpulane: {st.text.strip()}",
+            *_comment_lines(st.text),
             "SELECT DISTINCT " + " ".join(_v(l) for l in plan.project) + " WHERE {"]
     if not branches:
         return "\n".join(head + ["  FILTER(false)", "}", ""])
     return "\n".join(head + ["  {\n" + "\n  } UNION {\n".join(branches) + "\n  }", "}", ""])
+
+
+def _comment_lines(text: str) -> list[str]:
+    """The statement as SPARQL comment lines: every line of it behind its own '#', so a
+    multi-line statement cannot end the comment and become query text."""
+    from gpulane.textsafe import visible
+
+    lines = [visible(line, allow_newline=False) for line in text.strip().splitlines()] or [""]
+    return [f"# gpulane: {lines[0]}", *(f"#          {line}" for line in lines[1:])]
 
 
 def _shapes(kg: KnowledgeGraph, plan: Plan, layers: list[Layer]):
