@@ -46,6 +46,8 @@ def test_scenario(case, shipped, mini):
         assert bool(edge.caveats) == expected["caveat"]
     if "conflict" in case:
         assert [l.value for l in answer.conflict.choices] == case["conflict"]
+    if case.get("workarounds") == []:
+        assert not answer.workarounds, [w.fact.id for w in answer.workarounds]
     for w in case.get("workarounds", []):
         found = next(x for x in answer.workarounds if x.fact.id == w["fact"])
         assert found.fact.fact.action.startswith(w["action"])

@@ -13,8 +13,15 @@ from gpulane.queries.results import hop_list
 
 __all__ = ["explain_text", "explain_json", "fix_text", "fix_json", "break_reason"]
 
-_VERDICT = {"supported": "✓ supported", "not_supported": "✗ not supported", "unknown": "? unknown"}
-_MARK = {"ok": "✓", "no": "✗", "unknown": "?"}
+_VERDICT = {"supported": "✓ supported", "not_supported": "✗ not supported", "unknown": "? unknown",
+            "builds_only": "~ builds for, not stated supported", "workaround": "✓ supported via workaround",
+            "community": "✓ supported on community evidence"}
+_MARK = {"ok": "✓", "no": "✗", "unknown": "?", "builds_only": "~"}
+_KIND_WORDS = {"not_listed": "not listed in a list its source declares complete",
+               "stated": "stated unsupported", "driver": "below the stated driver requirement",
+               "vendor": "a build for another GPU vendor: known impossible",
+               "builds_only": "compiled for, not stated supported: only a build list names it",
+               "unknown": "unknown: missing knowledge, not a known incompatibility"}
 _COLUMN = 62
 
 
@@ -44,8 +51,11 @@ citation = source_citation
 def break_reason(kg: KnowledgeGraph, e: Edge, facts: list[CompiledFact], kind: str) -> str:
     """The break in layer terms, in plain words."""
     a, b = _name(kg, e.upper_node), _name(kg, e.lower_node)
-    if e.detail and kind in ("driver", "stated") and not facts:
+    if e.detail and kind in ("driver", "stated", "vendor") and not facts:
         return e.detail
+    if kind == "builds_only":
+        lists = ", ".join(dict.fromkeys(cf.id for cf in e.builds[:2]))
+        return f"{a} is compiled for {b} ({lists}), but the support statement does not list it"
     if kind == "driver":
         return f"{a} {e.detail}; the plan has driver {e.lower_node}" if e.lower_node != "driver" else f"{a} {e.detail}"
     if kind == "unknown":
@@ -96,7 +106,7 @@ def _pad(left: str, right: str) -> str:
 
 
 def explain_text(kg: KnowledgeGraph, answer: ExplainAnswer) -> str:
-    lines = [f"{_VERDICT[answer.verdict]}: {_headline(kg, answer)}"]
+    lines = [f"{_VERDICT[answer.status]}: {_headline(kg, answer)}"]
     path = answer.path
     broken = {(b.edge.upper, b.edge.lower): b for b in answer.breaks}
     if path is not None:
@@ -124,10 +134,7 @@ def explain_text(kg: KnowledgeGraph, answer: ExplainAnswer) -> str:
                 lines.append(f"      {head}: {cite}")
                 if url:
                     lines.append(f"      {url}")
-            kind_words = {"not_listed": "not listed in a list its source declares complete",
-                          "stated": "stated unsupported", "driver": "below the stated driver requirement",
-                          "unknown": "unknown: missing knowledge, not a known incompatibility"}[b.kind]
-            lines.append(f"      ({kind_words})")
+            lines.append(f"      ({_KIND_WORDS[b.kind]})")
             for cf in b.unmet[:1]:
                 when = "; ".join(f"{k.value} {describe_selector(kg, v)}" for k, v in cf.fact.when.items())
                 lines.append(f"      note: {cf.id} would allow it only when {when}")
@@ -135,7 +142,16 @@ def explain_text(kg: KnowledgeGraph, answer: ExplainAnswer) -> str:
         if unchosen:
             lines.append("  path used: " + " · ".join(f"{h['layer']} {h['name']}" for h in hop_list(kg, path)))
             lines.append("    (layers you did not name are one example; `paths where ...` lists others)")
-    if answer.verdict == "supported":
+    for t in answer.backends:
+        word = _VERDICT[t.status].split(":")[0]
+        why = ""
+        if t.reason is not None and t.status != "supported":
+            why = f" — {_edge_label(kg, t.reason).strip()}: {break_reason(kg, t.reason, t.reason.facts, t.reason.kind or t.reason.verdict)}"
+            if t.reason.facts:
+                why += f" [{t.reason.facts[0].id}]"
+        used = " (used above)" if answer.path is not None and t.path is answer.path else ""
+        lines.append(f"  backend {_name(kg, t.node)}{used}: {word}{why}")
+    if answer.verdict in ("supported", "builds_only"):
         for fid, text in answer.caveats[:4]:
             lines.append(f"  caveat ({fid}): {text}")
     if answer.conflict:
@@ -174,12 +190,14 @@ def _break_json(kg: KnowledgeGraph, b: Break) -> dict:
     first = b.facts[0] if b.facts else None
     out = {"edge": [e.upper.value, e.lower.value], "from": e.upper_node, "to": e.lower_node,
            "fact": first.id if first else None, "facts": [cf.id for cf in b.facts],
-           "kind": "unknown" if b.kind == "unknown" else ("stated" if b.kind in ("stated", "driver") else "not_listed"),
+           "kind": "stated" if b.kind == "driver" else b.kind,
            "reason": break_reason(kg, e, b.facts, b.kind),
            "status": first.status.value if first else None,
            "source": _source_json(kg, first) if first else None}
     if b.kind == "driver":
         out["driver_requirement"] = True
+    if b.kind == "builds_only":
+        out["builds"] = [cf.id for cf in e.builds]
     if b.candidates:
         out["candidates"] = b.candidates
     return out
@@ -187,10 +205,11 @@ def _break_json(kg: KnowledgeGraph, b: Break) -> dict:
 
 def explain_json(kg: KnowledgeGraph, answer: ExplainAnswer) -> dict:
     out = {"verdict": answer.verdict,
+           "status": answer.status,
            "configuration": {l.value: answer.plan.labels[l] for l in LAYER_ORDER if l in answer.plan.labels},
            "path": hop_list(kg, answer.path) if answer.path else [],
            "edges": [{"edge": [e.upper.value, e.lower.value], "from": e.upper_node, "to": e.lower_node,
-                      "verdict": e.verdict, "facts": [cf.id for cf in e.facts]}
+                      "verdict": e.verdict, "kind": e.kind, "facts": [cf.id for cf in e.facts]}
                      for e in (answer.path.edges if answer.path else [])],
            "breaks": [_break_json(kg, b) for b in answer.breaks],
            "conflict": ({"choices": [l.value for l in answer.conflict.choices],
@@ -201,6 +220,11 @@ def explain_json(kg: KnowledgeGraph, answer: ExplainAnswer) -> dict:
                             "source": _source_json(kg, w.fact)} for w in answer.workarounds],
            "stale": [{"fact": cf.id, "reviewed": kg.reviewed(cf).isoformat()} for cf in answer.stale],
            "caveats": [{"fact": fid, "text": text} for fid, text in answer.caveats],
+           "backends": [{"app": t.node, "backend": kg.nodes[t.node].backend, "status": t.status,
+                         "edge": [t.reason.upper.value, t.reason.lower.value] if t.reason else None,
+                         "kind": (t.reason.kind or t.reason.verdict) if t.reason else None,
+                         "facts": [cf.id for cf in t.reason.facts] if t.reason else []}
+                        for t in answer.backends],
            "complete": answer.complete}
     return out
 

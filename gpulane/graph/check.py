@@ -9,7 +9,7 @@ from gpulane.graph.compat import build_target_kind
 from gpulane.graph.kb import KnowledgeGraph
 from gpulane.graph.names import normalise
 from gpulane.loaders.kbfiles import Origin
-from gpulane.model import OFFICIAL_POSITIVE, Layer, Relation, Status
+from gpulane.model import ALWAYS_EXHAUSTIVE, OFFICIAL_POSITIVE, Layer, Relation, Status
 
 __all__ = ["Problem", "check_graph", "STALE_AFTER_DAYS"]
 
@@ -113,9 +113,67 @@ def check_graph(kg: KnowledgeGraph, today: dt.date | None = None) -> list[Proble
         if cf.target.ids is not None and not (cf.target.ids & kg.nodes.keys()) and cf.fact.object.ids is None:
             add("warning", "facts", cf.index, f"fact '{cf.id}': object selector matches no node")
 
+    problems.extend(_scope_problems(kg))
     problems.extend(_contradictions(kg))
     order = {"error": 0, "warning": 1}
     return sorted(problems, key=lambda p: (order[p.severity], str(p.origin or "")))
+
+
+def _scope_problems(kg: KnowledgeGraph) -> list[Problem]:
+    """Evidence whose reach is not stated: a complete list that does not say what it is complete
+    over, a build list where its subject has support statements none of which covers the
+    build's scope, and a GPU without an architecture."""
+    out: list[Problem] = []
+
+    def err(cf, message: str) -> None:
+        out.append(Problem("error", kg.origin_of_fact(cf), f"fact '{cf.id}': {message}"))
+
+    for cf in kg.facts:
+        fact = cf.fact
+        if fact.exhaustive and fact.relation not in ALWAYS_EXHAUSTIVE:
+            if fact.domain is None:
+                err(cf, "a complete list (exhaustive: true) must state its domain, the nodes it is complete "
+                        "over (e.g. domain: {layer: gpu, vendor: amd, segment: consumer})")
+            elif cf.domain is not None and cf.domain.layer is not cf.target.layer:
+                err(cf, f"domain is in layer {cf.domain.layer.value}, the object in {cf.target.layer.value}")
+        elif fact.domain is not None and not cf.exhaustive:
+            err(cf, "domain is only meaningful on a complete list (exhaustive: true)")
+
+    # Build lists and the support statements beside them.
+    statements: dict[str, list] = {}
+    builds: dict[str, list] = {}
+    for cf in kg.facts:
+        if cf.target.layer not in (Layer.arch, Layer.gpu) or cf.status not in OFFICIAL_POSITIVE:
+            continue
+        table = builds if cf.is_build_list else statements if cf.fact.relation is Relation.supports else None
+        if table is not None and cf.subject_layer is not Layer.gpu:
+            for s in cf.subjects:
+                table.setdefault(s, []).append(cf)
+    for subject, build_facts in builds.items():
+        own = statements.get(subject, [])
+        for cf in build_facts:
+            # Where the subject's publisher states support, a build list outside every
+            # statement's scope would read "compiled for" as "supported".
+            if own and not any(_scopes_meet(cf, st) for st in own):
+                err(cf, f"build list of {subject} with no support statement of {subject} in its scope "
+                        f"(statements: {', '.join(st.id for st in own[:3])})")
+
+    has_arch = {s for cf in kg.facts if cf.fact.relation is Relation.has_arch for s in cf.subjects}
+    for i, node in enumerate(kg.kb.nodes):
+        if node.layer is Layer.gpu and node.id not in has_arch:
+            out.append(Problem("error", kg.kb.origin("nodes", i),
+                               f"node '{node.id}': a GPU without an architecture (add a has_arch fact)"))
+    return out
+
+
+def _scopes_meet(a, b) -> bool:
+    """Whether two facts' `when` conditions can hold together (same layers pick common nodes)."""
+    by_layer = {c.layer: c for c in a.when}
+    for c in b.when:
+        other = by_layer.get(c.layer)
+        if other is not None and other.ids is not None and c.ids is not None and not (other.ids & c.ids):
+            return False
+    return True
 
 
 def _contradictions(kg: KnowledgeGraph) -> list[Problem]:

@@ -21,6 +21,10 @@ from gpulane.versions import VersionRange, spec_matches
 
 __all__ = ["KnowledgeGraph", "CompiledFact", "Condition", "selector_key"]
 
+# Layers whose nodes run on one GPU vendor's hardware (an OS or a driver range does not).
+_VENDOR_LAYERS = frozenset({Layer.gpu, Layer.arch, Layer.toolkit, Layer.framework, Layer.app})
+_BACKEND_VENDOR = {"cuda": "nvidia", "rocm": "amd"}
+
 
 @dataclass(frozen=True)
 class Condition:
@@ -53,10 +57,18 @@ class CompiledFact:
     via: dict[str, tuple[str, str]] = field(default_factory=dict)
     # For exhaustive lists: the nodes the list is complete over (None: the whole layer).
     domain: Condition | None = None
+    # False when the object names no node the knowledge base has (a wheel built with a ROCm
+    # release the KB does not hold): such a list is missing knowledge and restricts nothing.
+    names_known: bool = True
 
     def restricts(self, node_id: str) -> bool:
         """Whether this exhaustive fact's silence about node_id means "not listed"."""
-        return self.exhaustive and (self.domain is None or self.domain.holds_for(node_id))
+        return self.exhaustive and self.names_known and (self.domain is None or self.domain.holds_for(node_id))
+
+    @property
+    def is_build_list(self) -> bool:
+        """A build list says "compiled for", never "supported" by itself."""
+        return self.fact.relation is Relation.ships_kernels_for
 
     @property
     def id(self) -> str:
@@ -155,7 +167,7 @@ class KnowledgeGraph:
 
     @staticmethod
     def _matches(node: Node, sel: Selector) -> bool:
-        if sel.vendor and node.vendor != sel.vendor:
+        if sel.vendor and sel.vendor != "any" and node.vendor != sel.vendor:  # "any": every node
             return False
         if sel.family and (node.family or "").lower() != sel.family.lower():
             return False
@@ -186,7 +198,8 @@ class KnowledgeGraph:
         domain = None
         if fact.domain is not None:
             domain = self.select(fact.domain, target.layer)
-        return CompiledFact(index, fact, first.layer, subjects, target, when, via, domain)
+        names_known = target.ids is None or bool(target.ids & self.nodes.keys())
+        return CompiledFact(index, fact, first.layer, subjects, target, when, via, domain, names_known)
 
     def _generic_members(self, facts: list[Fact]) -> dict[str, frozenset[str]]:
         """Generic target → the processors its code runs on (arch → arch `supports` facts)."""
@@ -298,6 +311,21 @@ class KnowledgeGraph:
             if cf.fact.relation is Relation.has_arch and cf.target.ids:
                 out.extend(sorted(cf.target.ids))
         return out
+
+    def compute_vendor(self, node_id: str) -> str | None:
+        """The GPU vendor whose hardware a node runs on: a GPU's or architecture's vendor, a
+        toolkit's or framework build's vendor, an app node's backend (cuda → nvidia, rocm → amd).
+        None when unknown or vendor-neutral (Vulkan, an OS)."""
+        cache = self.__dict__.setdefault("_compute_vendor", {})
+        if node_id not in cache:
+            node = self.nodes.get(node_id)
+            vendor = None
+            if node is not None and node.layer in _VENDOR_LAYERS:
+                vendor = _BACKEND_VENDOR.get(node.backend or "") or node.vendor
+                if vendor not in ("amd", "nvidia", "intel"):
+                    vendor = None
+            cache[node_id] = vendor
+        return cache[node_id]
 
     def attribute(self, node_id: str, name: str):
         """A node attribute; GPUs answer arch attributes (family) through their arch."""

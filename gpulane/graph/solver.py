@@ -42,6 +42,9 @@ REQUIRED_PAIRS: tuple[tuple[Layer, Layer], ...] = (
     (Layer.app, Layer.os),
 )
 _RANK = {layer: i for i, layer in enumerate(LAYER_ORDER)}
+# Edge and path verdicts a lenient search accepts (missing or partial evidence, no "no").
+_LENIENT_VERDICTS = ("unknown", "builds_only")
+_VENDOR_NAMES = {"amd": "AMD", "nvidia": "NVIDIA", "intel": "Intel"}
 
 
 def is_pseudo(value: str | None) -> bool:
@@ -77,13 +80,16 @@ class Edge:
     lower: Layer
     upper_node: str
     lower_node: str
-    verdict: str  # "ok" | "no" | "unknown"
-    kind: str | None = None  # for "no": "stated" | "not_listed" | "driver"; "unknown"
+    verdict: str  # "ok" | "no" | "unknown" | "builds_only"
+    # for "no": "stated" | "not_listed" | "driver" | "vendor"; "unknown"; "builds_only"
+    kind: str | None = None
     facts: list[CompiledFact] = field(default_factory=list)
     unmet: list[CompiledFact] = field(default_factory=list)  # would say yes, but a condition fails
     unofficial: list[CompiledFact] = field(default_factory=list)  # workaround/community evidence
     required: bool = True
     detail: str | None = None
+    # Build lists that contain the object: for "builds_only", the only evidence there is.
+    builds: list[CompiledFact] = field(default_factory=list)
 
     @property
     def caveats(self) -> list[str]:
@@ -103,11 +109,43 @@ class Path:
 
     @property
     def verdict(self) -> str:
+        """not_supported, unknown, builds_only (only a build list speaks for some pair where a
+        support statement is silent), or supported."""
         if any(e.verdict == "no" for e in self.edges):
             return "not_supported"
         if any(e.verdict == "unknown" for e in self.edges):
             return "unknown"
+        if any(e.verdict == "builds_only" for e in self.edges):
+            return "builds_only"
         return "supported"
+
+    @property
+    def status(self) -> str:
+        """The answer status: supported, workaround (supported via a documented workaround),
+        community, builds_only, unknown or not_supported."""
+        verdict = self.verdict
+        if verdict != "supported":
+            return verdict
+        used = {cf.status for cf in self.unofficial_used()}
+        if Status.workaround in used:
+            return "workaround"
+        if Status.community in used:
+            return "community"
+        return "supported"
+
+    @property
+    def caveats(self) -> list[str]:
+        """Every caveat of the facts the path uses, once each, and what a weaker status means."""
+        out: list[str] = []
+        for e in self.edges:
+            if e.verdict == "builds_only":
+                names = ", ".join(cf.id for cf in e.facts)
+                out.append(f"{e.upper.value} → {e.lower.value}: compiled for, not stated supported ({names} "
+                           f"does not list it)")
+        for cf in self.facts_used():
+            if cf.fact.caveat and cf.fact.caveat not in out:
+                out.append(cf.fact.caveat)
+        return out
 
     def facts_used(self) -> list[CompiledFact]:
         seen, out = set(), []
@@ -179,17 +217,23 @@ class Solver:
     def _edge(self, upper: Layer, a: str, lower: Layer, b: str, values: dict[Layer, str],
               allow: frozenset[Status], driver: DriverPin | None, partial: bool, required: bool) -> Edge | None:
         kg = self.kg
+        mismatch = self._vendor_mismatch(a, b)
+        if mismatch:
+            return Edge(upper, lower, a, b, "no", "vendor", [], required=required, detail=mismatch)
         sides = ((kg.by_subject.get((a, lower), []), b), (kg.by_subject.get((b, upper), []), a))
         if not sides[0][0] and not sides[1][0]:
             return Edge(upper, lower, a, b, "unknown", "unknown", required=True) if required else None
-        positive, caveated, negative, unmet, unofficial = [], [], [], [], []
-        restricted: list[CompiledFact] = []
+        # Statements (supports, runs_on, requires, ...) and build lists are weighed apart: a
+        # build list is necessary for a binary to run, never sufficient where a statement speaks.
+        positive, caveated, builds, negative, unmet, unofficial = [], [], [], [], [], []
+        silent: list[CompiledFact] = []  # complete statements that do not list the object
+        missing_build: list[CompiledFact] = []  # complete build lists that do not contain it
         maybe_positive = False
         for facts, other in sides:
             # An exhaustive list restricts its own subject: facts from the other side
             # cannot add to it (ROCm's "PyTorch 2.5" does not widen what a
             # torch 2.5.1+rocm6.2 wheel was built with).
-            side_exhaustive, side_selected = [], False
+            side_silent, side_stated, side_no_build, side_built = [], False, [], False
             for cf in facts:
                 applies = self._applies(cf, values, driver, partial)
                 selects = cf.selects(other)
@@ -202,32 +246,54 @@ class Solver:
                         negative.append(cf)
                     continue
                 if applies and cf.restricts(other):
-                    side_exhaustive.append(cf)
+                    (side_no_build if cf.is_build_list else side_silent).append(cf)
                 if not selects:
                     continue
                 if cf.status not in allow:
                     unofficial.append(cf)
                     continue
-                side_selected = True
+                # A fact that may still apply (partial path) keeps the lists open, optimistically.
+                if cf.is_build_list:
+                    side_built = True
+                else:
+                    side_stated = True
                 if applies is None:
                     maybe_positive = True
-                elif cf.fact.caveat:
-                    caveated.append(cf)
+                elif cf.is_build_list:
+                    builds.append(cf)
                 else:
-                    positive.append(cf)
-            if side_exhaustive and not side_selected:
-                restricted.extend(side_exhaustive)
+                    (caveated if cf.fact.caveat else positive).append(cf)
+            if side_no_build and not side_built:
+                missing_build.extend(side_no_build)
+            if side_silent and not side_stated:
+                silent.extend(side_silent)
         if negative:
             return Edge(upper, lower, a, b, "no", "stated", negative, unmet, unofficial, required)
-        if restricted:
-            return Edge(upper, lower, a, b, "no", "not_listed", restricted, unmet, unofficial, required)
+        if missing_build:
+            return Edge(upper, lower, a, b, "no", "not_listed", missing_build, unmet, unofficial, required)
+        if silent:
+            if builds or (maybe_positive and partial):
+                return Edge(upper, lower, a, b, "builds_only", "builds_only", silent, unmet, unofficial, required,
+                            builds=builds)
+            return Edge(upper, lower, a, b, "no", "not_listed", silent, unmet, unofficial, required)
         if positive or caveated:
-            return Edge(upper, lower, a, b, "ok", None, positive or caveated, unmet, unofficial, required)
+            return Edge(upper, lower, a, b, "ok", None, positive or caveated, unmet, unofficial, required,
+                        builds=builds)
+        if builds:
+            return Edge(upper, lower, a, b, "ok", None, builds, unmet, unofficial, required)
         if maybe_positive:
             return Edge(upper, lower, a, b, "ok", "pending", [], unmet, unofficial, required)
         if required:
             return Edge(upper, lower, a, b, "unknown", "unknown", [], unmet, unofficial, required)
         return None
+
+    def _vendor_mismatch(self, a: str, b: str) -> str | None:
+        """Why a pair is impossible by vendor (a CUDA build on an AMD target), or None."""
+        va, vb = self.kg.compute_vendor(a), self.kg.compute_vendor(b)
+        if va is None or vb is None or va == vb:
+            return None
+        na, nb = self.kg.nodes[a], self.kg.nodes[b]
+        return f"{na.name} is for {_VENDOR_NAMES.get(va, va)} GPUs; {nb.name} is {_VENDOR_NAMES.get(vb, vb)}"
 
     # -- scope and domains ---------------------------------------------------------
 
@@ -429,6 +495,8 @@ class Solver:
                 continue
             e = self.edge(upper, a, lower, b, values, problem.allow, problem.driver, partial,
                           self._required(upper, lower, values, partial, problem.scope))
+            if e is not None and e.kind == "not_listed" and upper is Layer.toolkit and lower in (Layer.arch, Layer.gpu):
+                e = self._carried(e, values, problem, partial)
             if e is not None:
                 edges.append(e)
         drange, dfacts, dedges = self._driver(values, problem)
@@ -505,7 +573,7 @@ class Solver:
             return
         if depth == len(order):
             path = self.evaluate(values, problem)
-            if path.verdict == "supported" or (problem.lenient and path.verdict == "unknown"):
+            if path.verdict == "supported" or (problem.lenient and path.verdict in _LENIENT_VERDICTS):
                 yield path
             return
         layer = order[depth]
@@ -564,13 +632,34 @@ class Solver:
             return "no"  # a real node where the other declares the layer unused
         e = self.edge(upper, a, lower, b, values, problem.allow, problem.driver, True,
                       self._required(upper, lower, values, True, problem.scope))
+        if e is not None and e.kind == "not_listed" and upper is Layer.toolkit and lower in (Layer.arch, Layer.gpu):
+            if any(l in problem.scope and values.get(l) is None for l in (Layer.framework, Layer.app)):
+                return None  # a build chosen later may carry this toolkit to the target
+            e = self._carried(e, values, problem, True)
         return None if e is None or e.verdict == "ok" else e.verdict
+
+    def _carried(self, e: Edge, values: dict[Layer, str], problem: Problem, partial: bool) -> Edge:
+        """A toolkit whose list leaves the target out, carried by a build on the path that ships
+        kernels for the target's architecture (torch +rocm wheels for gfx1102): builds_only.
+
+        The toolkit's silence stays on the edge; the build list is the evidence."""
+        provider = provided_by(self.kg, Layer.toolkit, values)
+        arch = values.get(Layer.arch)
+        if provider is None or arch is None or is_pseudo(arch):
+            return e
+        layer = self.kg.nodes[provider].layer
+        build = self.edge(layer, provider, Layer.arch, arch, values, problem.allow, problem.driver, partial, True)
+        if build is None or build.verdict != "ok" or not build.facts or not all(cf.is_build_list for cf in build.facts):
+            return e
+        return Edge(e.upper, e.lower, e.upper_node, e.lower_node, "builds_only", "builds_only", e.facts, e.unmet,
+                    e.unofficial, e.required, builds=build.facts,
+                    detail=f"carried by {self.kg.nodes[provider].name}, which ships kernels for it")
 
     def _consistent(self, values: dict[Layer, str], problem: Problem, pairs) -> bool:
         """Forward check: no pair among the chosen layers breaks, and the pinned driver still fits."""
         for upper, lower in pairs:
             verdict = self._pair_verdict(upper, lower, values, problem)
-            if verdict == "no" or (verdict == "unknown" and not problem.lenient):
+            if verdict == "no" or (verdict in _LENIENT_VERDICTS and not problem.lenient):
                 return False
         return not self._driver_conflict(values, problem)
 
@@ -622,16 +711,18 @@ class Solver:
             doms[Layer.gpu] = [g for g in doms[Layer.gpu] if set(self.kg.arch_of(g)) & arch_pins] or doms[Layer.gpu]
         return doms
 
-    def _partial_cost(self, values: dict[Layer, str], problem: Problem, pairs) -> tuple[int, int]:
-        """Definite (not supported, unknown) edges among the pairs, all of whose layers are chosen."""
-        no = unknown = 0
+    def _partial_cost(self, values: dict[Layer, str], problem: Problem, pairs) -> tuple[int, int, int]:
+        """Definite (not supported, unknown, builds only) edges among the pairs, all of whose
+        layers are chosen."""
+        no = unknown = builds = 0
         for upper, lower in pairs:
             verdict = self._pair_verdict(upper, lower, values, problem)
             no += verdict == "no"
             unknown += verdict == "unknown"
+            builds += verdict == "builds_only"
         if problem.driver is not None and pairs and self._driver_conflict(values, problem):
             no += 1
-        return no, unknown
+        return no, unknown, builds
 
     def closest(self, problem: Problem, deadline: float, max_steps: int = 200_000,
                 max_no: int | None = None, domains: dict[Layer, list[str]] | None = None) -> tuple[Path | None, bool]:
@@ -651,7 +742,7 @@ class Solver:
                 pairs_by_layer[layer].append((layer, other) if _RANK[layer] > _RANK[other] else (other, layer))
         # With max_no, paths with more "not supported" edges are never explored.
         forcing = self._forcing_index()
-        best: list = [None, (1 << 30, 1 << 30) if max_no is None else (max_no + 1, -1)]
+        best: list = [None, (1 << 30, 1 << 30, 1 << 30) if max_no is None else (max_no + 1, -1, -1)]
         steps = [0]
         cut = [False]
         values: dict[Layer, str] = {}
@@ -661,7 +752,7 @@ class Solver:
                 return
             if depth == len(order):
                 path = self.evaluate(values, problem)
-                full = (sum(e.verdict == "no" for e in path.edges), sum(e.verdict == "unknown" for e in path.edges))
+                full = tuple(sum(e.verdict == v for e in path.edges) for v in ("no", "unknown", "builds_only"))
                 if full < best[1]:
                     best[0], best[1] = path, full
                 return
@@ -678,16 +769,16 @@ class Solver:
                 if steps[0] > max_steps or time.perf_counter() > deadline:
                     cut[0] = True
                     return
-                nxt = (cost[0] + c[0], cost[1] + c[1])
+                nxt = (cost[0] + c[0], cost[1] + c[1], cost[2] + c[2])
                 if nxt >= best[1]:
                     break  # sorted: no later value can do better
                 values[layer] = v
                 dfs(depth + 1, nxt)
                 del values[layer]
-                if best[1] == (0, 0) or cut[0]:
+                if best[1] == (0, 0, 0) or cut[0]:
                     return
 
-        dfs(0, (0, 0))
+        dfs(0, (0, 0, 0))
         return best[0], not cut[0]
 
     def find(self, problem: Problem, project: list[Layer], limit: int | None = None,
@@ -763,7 +854,7 @@ def provided_by(kg: KnowledgeGraph, layer: Layer, values: dict[Layer, str]) -> s
 
 
 def _gaps(path: Path) -> int:
-    return sum(e.verdict == "unknown" for e in path.edges)
+    return sum(e.verdict in _LENIENT_VERDICTS for e in path.edges)
 
 
 def _pseudo_for(kind: str) -> str:

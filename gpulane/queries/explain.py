@@ -20,7 +20,7 @@ from gpulane.model import LAYER_ORDER, OFFICIAL_POSITIVE, Layer, Status
 from gpulane.queries.plan import Plan
 from gpulane.queries.run import solver_for
 
-__all__ = ["ExplainAnswer", "Break", "Conflict", "Workaround", "explain", "EXPLAIN_BUDGET_S"]
+__all__ = ["ExplainAnswer", "BackendTry", "Break", "Conflict", "Workaround", "explain", "EXPLAIN_BUDGET_S"]
 
 EXPLAIN_BUDGET_S = 2.0
 # The order in which user choices are given up first when looking for a minimal conflict,
@@ -58,6 +58,16 @@ class Workaround:
 
 
 @dataclass
+class BackendTry:
+    """One backend of a multi-backend app (Ollama's CUDA, ROCm and Vulkan builds), on its own."""
+
+    node: str
+    status: str  # the best status a path through this backend reaches
+    path: Path | None
+    reason: Edge | None = None  # the first edge that keeps it from "supported"
+
+
+@dataclass
 class ExplainAnswer:
     verdict: str
     plan: Plan
@@ -68,6 +78,16 @@ class ExplainAnswer:
     stale: list[CompiledFact]
     complete: bool = True  # False when a time or step bound cut the search
     today: dt.date = field(default_factory=dt.date.today)
+    # For an app named by family with one node per backend: each backend's own outcome.
+    backends: list[BackendTry] = field(default_factory=list)
+
+    @property
+    def status(self) -> str:
+        """supported, workaround (supported via a documented workaround), community, builds_only,
+        unknown or not_supported."""
+        if self.verdict == "supported" and self.path is not None:
+            return self.path.status
+        return self.verdict
 
     @property
     def caveats(self) -> list[tuple[str, str]]:
@@ -83,7 +103,47 @@ class ExplainAnswer:
 
 
 def explain(kg: KnowledgeGraph, plan: Plan, budget_s: float = EXPLAIN_BUDGET_S) -> ExplainAnswer:
-    """Explain a planned configuration (explain/why statements)."""
+    """Explain a planned configuration (explain/why statements).
+
+    An app named by family whose nodes are one per backend (Ollama) is supported when any
+    backend path is; the answer says which backend it used and what each other one reached."""
+    answer = _explain(kg, plan, budget_s)
+    apps = plan.problem.pins.get(Layer.app, frozenset())
+    if len(apps) > 1 and all(kg.nodes[a].backend for a in apps):
+        answer.backends = _backend_tries(kg, plan, answer, budget_s / 4)
+    return answer
+
+
+def _backend_tries(kg: KnowledgeGraph, plan: Plan, answer: ExplainAnswer, budget_s: float) -> list[BackendTry]:
+    solver = solver_for(kg)
+    used = answer.path.values.get(Layer.app) if answer.path else None
+    tries = []
+    for node in sorted(plan.problem.pins[Layer.app], key=lambda n: (n != used, kg.nodes[n].name)):
+        if node == used and answer.path is not None:
+            path = answer.path
+        else:
+            pins = dict(plan.problem.pins)
+            pins[Layer.app] = frozenset({node})
+            problem = replace(plan.problem, pins=pins)
+            deadline = time.perf_counter() + budget_s / max(1, len(plan.problem.pins[Layer.app]))
+            path = next(solver.solutions(problem, deadline=deadline), None)
+            if path is None:
+                path = next(solver.solutions(replace(problem, lenient=True), deadline=deadline), None)
+            if path is None:
+                path, _ = solver.closest(problem, deadline)
+        status = path.status if path is not None else "not_supported"
+        reason = None
+        if path is not None:
+            order = {"no": 0, "unknown": 1, "builds_only": 2}
+            bad = sorted((e for e in path.edges if e.verdict in order and Layer.app in (e.upper, e.lower)),
+                         key=lambda e: order[e.verdict]) or \
+                sorted((e for e in path.edges if e.verdict in order), key=lambda e: order[e.verdict])
+            reason = bad[0] if bad else None
+        tries.append(BackendTry(node, status, path, reason))
+    return tries
+
+
+def _explain(kg: KnowledgeGraph, plan: Plan, budget_s: float) -> ExplainAnswer:
     solver = solver_for(kg)
     problem = plan.problem
     deadline = time.perf_counter() + budget_s
@@ -99,10 +159,13 @@ def explain(kg: KnowledgeGraph, plan: Plan, budget_s: float = EXPLAIN_BUDGET_S) 
     if lenient is not None:
         # Any completion without a "no" proves the verdict; show the one with the fewest gaps.
         closest, _ = solver.closest(problem, deadline)
-        if closest is not None and closest.verdict == "unknown":
+        if closest is not None and closest.verdict in ("unknown", "builds_only"):
             lenient = closest
-        breaks = [_break(kg, plan, lenient, e) for e in lenient.edges if e.verdict == "unknown"]
-        return ExplainAnswer("unknown", plan, lenient, breaks, None, _workarounds(kg, plan, lenient, deadline),
+        # "builds_only" (a build list is the only evidence where a statement is silent) ranks
+        # above "unknown"; closest prefers fewer unknown edges, then fewer build-only ones.
+        breaks = [_break(kg, plan, lenient, e) for e in lenient.edges if e.verdict in ("unknown", "builds_only")]
+        breaks.sort(key=lambda b: b.kind == "unknown")
+        return ExplainAnswer(lenient.verdict, plan, lenient, breaks, None, _workarounds(kg, plan, lenient, deadline),
                              _stale(kg, lenient.facts_used()))
 
     closest, complete = solver.closest(problem, deadline)
@@ -124,6 +187,8 @@ def _break(kg: KnowledgeGraph, plan: Plan, path: Path, e: Edge) -> Break:
     candidates: list[str] = []
     for layer, node in ((e.upper, e.upper_node), (e.lower, e.lower_node)):
         pins = plan.problem.pins.get(layer)
+        if layer is Layer.app and pins and all(kg.nodes[p].backend for p in pins if not is_pseudo(p)):
+            continue  # each backend is its own path; `backends` says why each one fails
         if pins and len(pins) > 1 and e.kind != "driver":
             for other in sorted(pins):
                 if other == node or is_pseudo(other):
@@ -202,8 +267,13 @@ def _workarounds(kg: KnowledgeGraph, plan: Plan, path: Path, deadline: float) ->
                 out.append(Workaround(cf, True, witness))
     hardware_breaks = any(e.verdict != "ok" and {e.upper, e.lower} & {Layer.arch, Layer.gpu} for e in path.edges)
     targets = {path.values.get(Layer.arch), path.values.get(Layer.gpu)} - {None} if hardware_breaks else set()
+    on_path = set(path.values.values())
     for cf in kg.facts:
         if cf.status in OFFICIAL_POSITIVE or cf.status is Status.unsupported or cf.id in seen:
+            continue
+        # Only what the plan's own nodes document, and only where its conditions can hold
+        # (a Linux-only override says nothing to a Windows plan).
+        if not (cf.subjects & on_path) or solver._applies(cf, path.values, plan.problem.driver, True) is False:
             continue
         if cf.target.ids is not None and cf.target.ids & targets and cf.target.layer in (Layer.arch, Layer.gpu):
             seen.add(cf.id)

@@ -59,7 +59,7 @@ def test_export_carries_provenance_and_expansion(shipped, shipped_nt):
     assert selected == {rdf.node_iri(i) for i in cf.target.ids if i in shipped.nodes}
     src = shipped.sources[cf.fact.source]
     assert g.value(rdflib.URIRef(rdf.source_iri(src.id)), gl.reviewed).toPython() == src.reviewed
-    ollama = rdflib.URIRef(rdf.node_iri("ollama"))
+    ollama = rdflib.URIRef(rdf.node_iri("ollama-rocm"))
     assert (ollama, gl.bundledLayer, gl.toolkit) in g and (ollama, gl.notUsedLayer, gl.framework) in g
 
 

@@ -26,7 +26,8 @@ from pathlib import Path
 
 from gpulane.model import Fact, KBFile, Layer, Node, Relation, Selector, Source, Status
 
-from .common import REVIEWED, gpu_ids, gpu_name, os_node, parse_mark, parse_os_list, read_rst_tables, read_source
+from .common import (REVIEWED, gpu_ids, gpu_name, os_node, parse_mark, parse_os_list, read_rst_tables, read_source,
+                     tab_segment)
 from .errors import ImportFormatError
 
 COMMIT = "91a3e0c625945f3d2ef7dc397208ab8ff5de651d"
@@ -51,6 +52,11 @@ GPU_SECTION = "Windows-supported GPUs"
 GPU_HEADER = ["Name", "Architecture", "LLVM target", "Runtime", "HIP SDK"]
 RANK = {Status.supported: 0, Status.deprecated: 1, Status.unsupported: 2}
 WORDS = {Status.supported: "supported", Status.deprecated: "deprecated", Status.unsupported: "not supported"}
+
+
+def _tab_domain(tab: str) -> Selector:
+    segment = tab_segment(tab)
+    return Selector(layer=Layer.gpu, vendor="amd", segment=segment) if segment else Selector(layer=Layer.gpu, vendor="amd")
 
 
 def parse(path: Path) -> KBFile:
@@ -91,6 +97,7 @@ def parse(path: Path) -> KBFile:
             subject=TOOLKIT_ID,
             object=Selector(ids=[ref.node_id]),
             exhaustive=True,
+            domain=Selector(layer=Layer.os, platform="windows"),
             source=SOURCE.id,
             section=OS_SECTION,
             note=f"{cpu} only; validated with update {update}.",
@@ -135,6 +142,7 @@ def parse(path: Path) -> KBFile:
                     object=Selector(ids=[gid]),
                     status=sdk,
                     exhaustive=sdk is not Status.unsupported,
+                    domain=_tab_domain(tab) if sdk is not Status.unsupported else None,
                     source=SOURCE.id,
                     section=f"{GPU_SECTION}, {tab} tab, HIP SDK and Runtime columns",
                     note=note,
@@ -150,9 +158,9 @@ def parse(path: Path) -> KBFile:
             subject=TOOLKIT_ID,
             object=Selector(ids=[target]),
             status=status,
-            exhaustive=status is not Status.unsupported,
             source=SOURCE.id,
             section=f"{GPU_SECTION}, LLVM target and HIP SDK columns",
-            note=f"Derived from the HIP SDK marks of: {', '.join(sorted(names))}.",
+            note=(f"Derived from the HIP SDK marks of: {', '.join(sorted(names))}. Not a complete list: AMD "
+                  f"decides per card (the GPU facts)."),
         ))
     return KBFile(sources=[SOURCE], nodes=nodes, facts=facts)

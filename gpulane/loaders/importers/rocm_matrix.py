@@ -225,6 +225,13 @@ def _driver_spec(path: Path, line: int, item: str, where: str) -> str:
     )
 
 
+# The matrix's "GPU / LLVM target" row is a summary: the page sends readers to each release's
+# GPU tables, which list more (6.1.x and 6.2.x list gfx906 as deprecated). So its targets
+# are supported ones, never a complete list.
+SUMMARY_ROW_NOTE = ("A summary row, not a complete list: the release's Linux GPU tables decide per card and "
+                    "may list more targets.")
+
+
 def parse(path: Path) -> KBFile:
     path = Path(path)
     try:
@@ -354,10 +361,10 @@ def parse(path: Path) -> KBFile:
                         relation=Relation.supports,
                         subject=f"rocm-{release}",
                         object=Selector(ids=[target]),
-                        exhaustive=True,
+                        when={Layer.os: Selector(layer=Layer.os, platform="linux")},
                         source=SOURCE.id,
                         section=f"{TARGET_LABEL} row, {col.header} column",
-                        note=" ".join(target_notes) or None,
+                        note=" ".join(target_notes + [SUMMARY_ROW_NOTE]),
                     )
                 )
             for node_id, points in os_refs[release].items():
@@ -368,6 +375,7 @@ def parse(path: Path) -> KBFile:
                         subject=f"rocm-{release}",
                         object=Selector(ids=[node_id]),
                         exhaustive=True,
+                        domain=Selector(layer=Layer.os, platform="linux"),
                         source=SOURCE.id,
                         section=f"Operating systems row, {col.header} column",
                         note=f"Listed as {_os_label(os_nodes[node_id], points)}.",
@@ -507,6 +515,7 @@ def _driver_facts(path: Path, lineno: int, columns: list[Column], cells: list[st
                     subject=f"rocm-{release}",
                     object=Selector(layer=Layer.driver, vendor="amd", family="amdgpu", version=" || ".join(specs)),
                     exhaustive=True,
+                    domain=Selector(layer=Layer.driver, vendor="amd", family="amdgpu"),
                     source=SOURCE.id,
                     section=f"DRIVER & USER SPACE, {DRIVER_LABEL} row, {col.header} column",
                     note=" ".join([f"Tested amdgpu driver versions: {', '.join(labels)}."] + notes + section_notes),
