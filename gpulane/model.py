@@ -227,6 +227,10 @@ class Fact(BaseModel):
     # For toolkit -> os support: the Linux kernels the source lists for this OS and this
     # case ("5.15 GA", "6.8 HWE", "5.14.0-570"); empty when the source names none.
     kernels: list[str] = []
+    # For an override workaround: the architecture the runtime is told to run as
+    # (HSA_OVERRIDE_GFX_VERSION=10.3.0 runs a gfx1031 card as gfx1030). Builds that ship code
+    # for it then count, and the override never applies to that target itself.
+    runs_as: Optional[str] = None
 
     @model_validator(mode="before")
     @classmethod

@@ -30,8 +30,22 @@ def _answer(case, shipped, mini):
 @pytest.mark.parametrize("case", SCENARIOS, ids=[c["name"] for c in SCENARIOS])
 def test_scenario(case, shipped, mini):
     kg, answer, fixed, text, data = _answer(case, shipped, mini)
-    assert answer.verdict == case["verdict"]
-    assert data.get("verdict", data.get("before", {}).get("verdict")) == case["verdict"]
+    if "verdict_not" in case:
+        assert answer.verdict != case["verdict_not"]
+    else:
+        assert answer.verdict == case["verdict"]
+        assert data.get("verdict", data.get("before", {}).get("verdict")) == case["verdict"]
+    if "status" in case:
+        assert answer.status == case["status"] and data["status"] == case["status"]
+    for node, status in case.get("backends", {}).items():
+        tried = {t.node: t for t in answer.backends}
+        assert tried[node].status == status, (node, tried[node].status)
+    for node, kind in case.get("backend_kinds", {}).items():
+        reason = next(t.reason for t in answer.backends if t.node == node)
+        assert (reason.kind or reason.verdict) == kind, (node, reason.kind)
+    if "path_vendor" in case:
+        vendors = {kg.compute_vendor(v) for v in answer.path.values.values() if v in kg.nodes} - {None}
+        assert vendors == {case["path_vendor"]}, answer.path.values
     breaks = {tuple(b.edge.upper.value for _ in [0]) + (b.edge.lower.value,): b for b in answer.breaks}
     for expected in case.get("breaks", []):
         b = breaks.get(tuple(expected["edge"]))

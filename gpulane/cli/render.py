@@ -8,6 +8,10 @@ from gpulane.queries.results import FindResult, PathsResult, group_answers, hop_
 __all__ = ["find_text", "find_json", "paths_text", "paths_json", "path_line"]
 
 GROUP_SHOWN = 24
+# How each answer status is written beside a group of answers.
+STATUS_WORDS = {"supported": "supported", "workaround": "supported via workaround",
+                "community": "supported on community evidence", "builds_only": "builds for, not stated supported",
+                "unknown": "unknown", "not_supported": "not supported"}
 
 
 def compact_names(names: list[str], shown: int = GROUP_SHOWN) -> str:
@@ -67,7 +71,7 @@ def find_text(kg: KnowledgeGraph, result: FindResult) -> str:
     caveat_ids: dict[str, int] = {}
     for combos, path in groups:
         names = [" + ".join(kg.nodes[c].name for c in combo) for combo in combos]
-        lines.append(f"  {compact_names(names)}")
+        lines.append(f"  {compact_names(names)}  [{STATUS_WORDS[path.status]}]")
         lines.append(f"      via {path_line(kg, path, skip)}")
         lines.extend(_path_notes(kg, path, "      "))
         for c in sorted({c for e in path.edges for c in e.caveats}):
@@ -146,6 +150,8 @@ def find_json(kg: KnowledgeGraph, result: FindResult) -> dict:
     answers = []
     for combo, path in result.answers:
         entry = {layer.value: node_ref(kg, node) for layer, node in zip(result.project, combo)}
+        entry["status"] = path.status
+        entry["caveats"] = path.caveats
         entry["path"] = hop_list(kg, path)
         unofficial = [cf.id for cf in path.unofficial_used()]
         if unofficial:
@@ -179,7 +185,7 @@ def paths_text(kg: KnowledgeGraph, result: PathsResult) -> str:
         return f"no complete supported path: {result.empty_reason}"
     lines = []
     for i, path in enumerate(result.paths, 1):
-        lines.append(f"{i:>2}. {path_line(kg, path)}")
+        lines.append(f"{i:>2}. {path_line(kg, path)}  [{STATUS_WORDS[path.status]}]")
         lines.extend(_path_notes(kg, path, "    "))
     if result.more:
         lines.append(f"(first {result.limit}; more exist: raise the limit)")
@@ -187,7 +193,7 @@ def paths_text(kg: KnowledgeGraph, result: PathsResult) -> str:
 
 
 def paths_json(kg: KnowledgeGraph, result: PathsResult) -> dict:
-    out = {"statement": "paths", "paths": [{"path": hop_list(kg, p),
+    out = {"statement": "paths", "paths": [{"status": p.status, "caveats": p.caveats, "path": hop_list(kg, p),
                                             "unofficial_facts": [cf.id for cf in p.unofficial_used()]}
                                            for p in result.paths],
            "limit": result.limit, "more": result.more}

@@ -55,10 +55,14 @@ def break_reason(kg: KnowledgeGraph, e: Edge, facts: list[CompiledFact], kind: s
         return e.detail
     if kind == "builds_only":
         lists = ", ".join(dict.fromkeys(cf.id for cf in e.builds[:2]))
+        if e.detail:  # a toolkit carried by a build
+            return f"{a} is {e.detail} ({lists}); no statement of {a} lists {b}"
         return f"{a} is compiled for {b} ({lists}), but the support statement does not list it"
     if kind == "driver":
         return f"{a} {e.detail}; the plan has driver {e.lower_node}" if e.lower_node != "driver" else f"{a} {e.detail}"
     if kind == "unknown":
+        if facts and e.detail:
+            return f"{a}: {e.detail} ({describe_selector(kg, facts[0].fact.object)})"
         return f"no source in the knowledge base covers {a} with {b}"
     if not facts:
         return e.detail or "does not hold"

@@ -128,6 +128,7 @@ class KnowledgeGraph:
                 self.facts.append(compiled)
                 self.fact_by_id.setdefault(fact.id, compiled)
         self._index()
+        self._index_overrides()
 
     # -- compiling selectors ------------------------------------------------------
 
@@ -243,6 +244,26 @@ class KnowledgeGraph:
         return Condition(Layer.arch, ids=frozenset(ids))
 
     # -- indices -----------------------------------------------------------------
+
+    def _index_overrides(self) -> None:
+        """Override workarounds by subject, and the pairs they may open, for propagation."""
+        self.overrides: dict[str, list[CompiledFact]] = {}
+        for cf in self.facts:
+            if cf.fact.runs_as and cf.status is Status.workaround and cf.target.ids is not None:
+                for s in cf.subjects:
+                    self.overrides.setdefault(s, []).append(cf)
+        # Under an override, any toolkit or build that reaches the target it runs as may reach
+        # the overridden one: optimistic pairs, only ever used to keep values in propagation.
+        for cfs in self.overrides.values():
+            for cf in cfs:
+                for layer in (Layer.toolkit, Layer.framework, Layer.app):
+                    fwd = self.positive_pairs.setdefault((layer, Layer.arch), {})
+                    back = self.positive_pairs.setdefault((Layer.arch, layer), {})
+                    for node, archs in list(fwd.items()):
+                        if cf.fact.runs_as in archs:
+                            archs.update(cf.target.ids)
+                            for x in cf.target.ids:
+                                back.setdefault(x, set()).add(node)
 
     def _index(self) -> None:
         self.by_subject: dict[tuple[str, Layer], list[CompiledFact]] = {}

@@ -172,6 +172,8 @@ class Solver:
         self.kg = kg
         # Verdicts of pairs whose facts carry no `when` depend on the two nodes alone.
         self._conditional = {(s, cf.target.layer) for cf in kg.facts if cf.when for s in cf.subjects}
+        # An override's verdict on a GPU depends on the path too (its OS condition).
+        self._conditional |= {(s, layer) for s in kg.overrides for layer in (Layer.arch, Layer.gpu)}
         self._edge_memo: dict[tuple, Edge | None] = {}
         self._ranks: dict[Layer, dict[str, int]] = {}
 
@@ -221,7 +223,8 @@ class Solver:
         if mismatch:
             return Edge(upper, lower, a, b, "no", "vendor", [], required=required, detail=mismatch)
         sides = ((kg.by_subject.get((a, lower), []), b), (kg.by_subject.get((b, upper), []), a))
-        if not sides[0][0] and not sides[1][0]:
+        overrides = (self.override(a, b, values, allow, driver, partial), self.override(b, a, values, allow, driver, partial))
+        if not sides[0][0] and not sides[1][0] and overrides == (None, None):
             return Edge(upper, lower, a, b, "unknown", "unknown", required=True) if required else None
         # Statements (supports, runs_on, requires, ...) and build lists are weighed apart: a
         # build list is necessary for a binary to run, never sufficient where a statement speaks.
@@ -229,12 +232,21 @@ class Solver:
         silent: list[CompiledFact] = []  # complete statements that do not list the object
         missing_build: list[CompiledFact] = []  # complete build lists that do not contain it
         maybe_positive = False
-        for facts, other in sides:
+        beyond_kb: list[CompiledFact] = []  # built with / bundles a node the KB does not hold
+        for (facts, other), override in zip(sides, overrides):
             # An exhaustive list restricts its own subject: facts from the other side
             # cannot add to it (ROCm's "PyTorch 2.5" does not widen what a
             # torch 2.5.1+rocm6.2 wheel was built with).
             side_silent, side_stated, side_no_build, side_built = [], False, [], False
+            if override is not None:
+                # The runtime runs the target as override.runs_as: the override is the statement,
+                # and a build list with code for runs_as has code that runs here.
+                side_stated = True
+                if override not in positive:
+                    positive.append(override)
             for cf in facts:
+                if cf.fact.runs_as and cf is not override:
+                    continue  # an override speaks only through `override` (where it is needed)
                 applies = self._applies(cf, values, driver, partial)
                 selects = cf.selects(other)
                 if applies is False:
@@ -245,9 +257,16 @@ class Solver:
                     if selects and applies:
                         negative.append(cf)
                     continue
+                if applies and not cf.names_known and cf.exhaustive and not cf.is_build_list:
+                    beyond_kb.append(cf)
+                    continue
+                if override is not None and cf.is_build_list and applies and cf.selects(override.fact.runs_as):
+                    side_built = True
+                    builds.append(cf)
+                    continue
                 if applies and cf.restricts(other):
                     (side_no_build if cf.is_build_list else side_silent).append(cf)
-                if not selects:
+                if not selects or cf is override:
                     continue
                 if cf.status not in allow:
                     unofficial.append(cf)
@@ -269,6 +288,11 @@ class Solver:
                 silent.extend(side_silent)
         if negative:
             return Edge(upper, lower, a, b, "no", "stated", negative, unmet, unofficial, required)
+        if beyond_kb:
+            # The build names a toolkit the knowledge base does not hold (torch +rocm5.7): which
+            # one it is is known, so no other node stands in for it; the pair is unknown.
+            return Edge(upper, lower, a, b, "unknown", "unknown", beyond_kb, unmet, unofficial, required,
+                        detail="built with a release the knowledge base does not hold")
         if missing_build:
             return Edge(upper, lower, a, b, "no", "not_listed", missing_build, unmet, unofficial, required)
         if silent:
@@ -286,6 +310,41 @@ class Solver:
         if required:
             return Edge(upper, lower, a, b, "unknown", "unknown", [], unmet, unofficial, required)
         return None
+
+    def override(self, subject: str, other: str, values: dict[Layer, str], allow: frozenset[Status],
+                 driver: DriverPin | None = None, partial: bool = False, own: bool = True) -> CompiledFact | None:
+        """The override workaround of `subject` that lets it run on `other` (an arch, or a GPU
+        through its arch), when the query allows workarounds and its conditions can hold.
+
+        Never for the target it runs as, and (for the subject's own edge, `own`) never where the
+        subject officially supports the target: a documented override is used only where needed.
+        For another node's edge (the ROCm toolkit under llama.cpp's override) that edge already
+        failed, so the target is not officially supported there."""
+        kg = self.kg
+        candidates = kg.overrides.get(subject)
+        if not candidates or Status.workaround not in allow or other not in kg.nodes:
+            return None
+        layer = kg.nodes[other].layer
+        archs = [other] if layer is Layer.arch else kg.arch_of(other) if layer is Layer.gpu else []
+        for cf in candidates:
+            if cf.fact.runs_as in archs or not any(cf.selects(x) for x in archs):
+                continue
+            if self._applies(cf, values, driver, partial) is False:
+                continue
+            if own and self.officially_supports(subject, [other, *archs], values, driver, partial):
+                return None
+            return cf
+        return None
+
+    def officially_supports(self, subject: str, targets: list[str], values: dict[Layer, str],
+                            driver: DriverPin | None = None, partial: bool = False) -> bool:
+        """Whether an official support statement of `subject` names one of the targets."""
+        for layer in {self.kg.nodes[t].layer for t in targets if t in self.kg.nodes}:
+            for cf in self.kg.by_subject.get((subject, layer), []):
+                if cf.status in OFFICIAL_POSITIVE and not cf.is_build_list and \
+                        any(cf.selects(t) for t in targets) and self._applies(cf, values, driver, partial) is not False:
+                    return True
+        return False
 
     def _vendor_mismatch(self, a: str, b: str) -> str | None:
         """Why a pair is impossible by vendor (a CUDA build on an AMD target), or None."""
@@ -495,8 +554,9 @@ class Solver:
                 continue
             e = self.edge(upper, a, lower, b, values, problem.allow, problem.driver, partial,
                           self._required(upper, lower, values, partial, problem.scope))
-            if e is not None and e.kind == "not_listed" and upper is Layer.toolkit and lower in (Layer.arch, Layer.gpu):
-                e = self._carried(e, values, problem, partial)
+            if e is not None and e.kind in ("not_listed", "unknown") and upper in (Layer.toolkit, Layer.framework) \
+                    and lower in (Layer.arch, Layer.gpu):
+                e = self._under_path(e, values, problem, partial)
             if e is not None:
                 edges.append(e)
         drange, dfacts, dedges = self._driver(values, problem)
@@ -632,15 +692,36 @@ class Solver:
             return "no"  # a real node where the other declares the layer unused
         e = self.edge(upper, a, lower, b, values, problem.allow, problem.driver, True,
                       self._required(upper, lower, values, True, problem.scope))
-        if e is not None and e.kind == "not_listed" and upper is Layer.toolkit and lower in (Layer.arch, Layer.gpu):
-            if any(l in problem.scope and values.get(l) is None for l in (Layer.framework, Layer.app)):
-                return None  # a build chosen later may carry this toolkit to the target
-            e = self._carried(e, values, problem, True)
+        if e is not None and e.kind in ("not_listed", "unknown") and upper in (Layer.toolkit, Layer.framework) \
+                and lower in (Layer.arch, Layer.gpu):
+            if any(l in problem.scope and values.get(l) is None for l in (Layer.framework, Layer.app) if l is not upper):
+                return None  # a build or app chosen later may carry this layer to the target
+            e = self._under_path(e, values, problem, True)
         return None if e is None or e.verdict == "ok" else e.verdict
 
+    def _under_path(self, e: Edge, values: dict[Layer, str], problem: Problem, partial: bool) -> Edge:
+        """A toolkit or build that leaves the target out, rescued by what is above it on the
+        path: an app's documented override, or (toolkits) a build that carries it."""
+        app = values.get(Layer.app)
+        if app is not None and not is_pseudo(app):
+            ov = self.override(app, e.lower_node, values, problem.allow, problem.driver, partial, own=False)
+            if ov is not None:
+                alt = dict(values)
+                alt[Layer.arch] = ov.fact.runs_as
+                ran = self.edge(e.upper, e.upper_node, Layer.arch, ov.fact.runs_as, alt, problem.allow,
+                                problem.driver, partial, True)
+                if ran is not None and ran.verdict == "ok":
+                    return Edge(e.upper, e.lower, e.upper_node, e.lower_node, "ok", "override", [ov] + ran.facts,
+                                e.unmet, e.unofficial, e.required,
+                                detail=f"run as {ov.fact.runs_as} under {ov.fact.action or ov.id}")
+        if e.upper is Layer.toolkit:
+            return self._carried(e, values, problem, partial)
+        return e
+
     def _carried(self, e: Edge, values: dict[Layer, str], problem: Problem, partial: bool) -> Edge:
-        """A toolkit whose list leaves the target out, carried by a build on the path that ships
-        kernels for the target's architecture (torch +rocm wheels for gfx1102): builds_only.
+        """A toolkit whose list leaves the target out (or that no source covers for it), carried by
+        a build on the path that ships kernels for the target's architecture (torch +rocm wheels
+        for gfx1102): builds_only.
 
         The toolkit's silence stays on the edge; the build list is the evidence."""
         provider = provided_by(self.kg, Layer.toolkit, values)

@@ -118,11 +118,14 @@ def _kind_of(kg: KnowledgeGraph, layer: Layer, value: str) -> tuple:
 
 
 def group_answers(kg: KnowledgeGraph, result: FindResult) -> list[tuple[list[tuple[str, ...]], Path]]:
-    """Answers whose witnesses differ only in the projected layers, grouped."""
+    """Answers whose witnesses differ only in the projected layers, grouped; a group's answers
+    always share one status."""
     groups: dict[tuple, list] = {}
     order: list[tuple] = []
     for combo, path in result.answers:
-        key_parts = [_kind_of(kg, layer, value) for layer, value in zip(result.project, combo)]
+        # Answers of different status never share a group (an unknown 2.12 under a supported 2.13).
+        key_parts = [("status", path.status)]
+        key_parts += [_kind_of(kg, layer, value) for layer, value in zip(result.project, combo)]
         for layer in LAYER_ORDER:
             if layer in result.project or layer not in path.values:
                 continue
