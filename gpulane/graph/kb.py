@@ -199,7 +199,9 @@ class KnowledgeGraph:
         domain = None
         if fact.domain is not None:
             domain = self.select(fact.domain, target.layer)
-        names_known = target.ids is None or bool(target.ids & self.nodes.keys())
+        # An explicitly empty list ("ships no GPU kernels") is knowledge; a selector that names
+        # only things the KB lacks is not.
+        names_known = target.ids is None or fact.object.ids == [] or bool(target.ids & self.nodes.keys())
         return CompiledFact(index, fact, first.layer, subjects, target, when, via, domain, names_known)
 
     def _generic_members(self, facts: list[Fact]) -> dict[str, frozenset[str]]:

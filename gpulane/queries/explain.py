@@ -197,7 +197,8 @@ def _break(kg: KnowledgeGraph, plan: Plan, path: Path, e: Edge) -> Break:
                 values[layer] = other
                 alt = solver.edge(e.upper, values[e.upper], e.lower, values[e.lower], values, plan.problem.allow,
                                   plan.problem.driver, False, e.required)
-                if alt is not None and alt.verdict != "ok":
+                # Only candidates that break the same way (an unknown pair is not a vendor mismatch).
+                if alt is not None and alt.verdict != "ok" and (alt.kind or alt.verdict) == (e.kind or e.verdict):
                     facts.extend(cf for cf in alt.facts if cf not in facts)
                     candidates.append(other)
             if candidates:

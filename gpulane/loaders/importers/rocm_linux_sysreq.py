@@ -468,6 +468,10 @@ def _allowed(gid: str, node_id: str, kernels: list[str], limits: Limits) -> Opti
     return allowed or None
 
 
+# The OS table is complete over Linux releases (the page is the Linux requirements).
+LINUX_OSES = Selector(layer=Layer.os, platform="linux")
+
+
 def _os_facts(subject: str, source: str, node_id: str, rows: list[OsRow], positive: list[str],
               limits: Limits) -> list[Fact]:
     points = ", ".join(f"{r.label} (kernel {', '.join(r.kernels)})" for r in rows)
@@ -489,13 +493,13 @@ def _os_facts(subject: str, source: str, node_id: str, rows: list[OsRow], positi
     facts = []
     if full:
         unlimited = not blocked and not partial
-        facts.append(Fact(id=f"{subject}-sysreq-os-{node_id}", exhaustive=True, kernels=kernels,
+        facts.append(Fact(id=f"{subject}-sysreq-os-{node_id}", exhaustive=True, domain=LINUX_OSES, kernels=kernels,
                           when={} if unlimited else {Layer.gpu: Selector(ids=full)},
                           note=listed if unlimited else listed + " Footnotes limit it to the GPUs in the condition.",
                           **base))
     for gid, allowed in sorted(partial.items()):
         facts.append(Fact(
-            id=f"{subject}-sysreq-os-{node_id}-{gid}", exhaustive=True, kernels=allowed,
+            id=f"{subject}-sysreq-os-{node_id}-{gid}", exhaustive=True, domain=LINUX_OSES, kernels=allowed,
             when={Layer.gpu: Selector(ids=[gid])},
             note=f"{listed} A footnote on this GPU limits it to the {' and '.join(allowed)} kernel here.",
             **base))
