@@ -204,5 +204,10 @@ def test_hip_sdk_spot_checks(kb):
     assert f["hip-sdk-6.2-gpu-radeon-rx-6700-xt"].status is Status.unsupported
     assert "runtime: supported" in f["hip-sdk-6.2-gpu-radeon-rx-6700-xt"].note
     assert f["hip-sdk-6.2-gpu-radeon-pro-w5500"].status is Status.unsupported
-    assert {x.object.ids[0] for x in f.values() if x.relation.value == "runs_on"} == {
+    assert {x.object.ids[0] for x in f.values() if x.relation.value == "runs_on" and x.subject == "hip-sdk-6.2"} == {
         "windows-10", "windows-11", "windows-server-2022"}
+    # The runtime of the Windows driver is its own toolkit node, with the Runtime column:
+    # the RX 6700 XT has the runtime but not the SDK libraries.
+    assert f["hip-runtime-6.2-gpu-radeon-rx-6700-xt"].status is Status.supported
+    assert f["hip-runtime-6.2-gpu-radeon-rx-6700-xt"].exhaustive
+    assert f["hip-runtime-6.2-gpu-radeon-pro-w5500"].status is Status.unsupported

@@ -36,6 +36,8 @@ COMMIT = "91a3e0c625945f3d2ef7dc397208ab8ff5de651d"
 # docs of the ROCm 6.2 period (file last changed 2024-07-19, copied 2024-10-21).
 HIP_SDK_VERSION = "6.2"
 TOOLKIT_ID = f"hip-sdk-{HIP_SDK_VERSION}"
+# The HIP runtime that ships with the Windows display driver, as the same page marks it.
+RUNTIME_ID = f"hip-runtime-{HIP_SDK_VERSION}"
 
 SOURCE = Source(
     id="hip-sdk-windows-sysreq",
@@ -78,9 +80,17 @@ def parse(path: Path) -> KBFile:
         Node(id=TOOLKIT_ID, layer=Layer.toolkit, name=f"HIP SDK {HIP_SDK_VERSION} for Windows", vendor="amd",
              family="hip-sdk", version=HIP_SDK_VERSION, source=SOURCE.id,
              note="The requirements page gives no release number; these facts restate the page as of the ROCm "
-                  "6.2 documentation period.")
+                  "6.2 documentation period."),
+        Node(id=RUNTIME_ID, layer=Layer.toolkit, name=f"HIP runtime of the Windows driver (HIP SDK {HIP_SDK_VERSION} "
+             f"page)", vendor="amd", family="hip-runtime", version=HIP_SDK_VERSION, source=SOURCE.id,
+             note="The HIP runtime that ships with the AMD Windows display driver: the page's Runtime column. A "
+                  "program that bundles the HIP libraries it uses needs only this runtime, not the HIP SDK."),
     ]
-    facts: list[Fact] = []
+    # The runtime is part of the Windows driver: Windows only, the page lists no versions for it.
+    facts: list[Fact] = [Fact(
+        id=f"{RUNTIME_ID}-os-windows", relation=Relation.runs_on, subject=RUNTIME_ID,
+        object=Selector(layer=Layer.os, platform="windows"), source=SOURCE.id, section=GPU_SECTION,
+        note="The Runtime column is the HIP runtime of the Windows display driver.")]
     for lineno, cells in os_table.rows:
         if len(cells) != 3:
             raise ImportFormatError(path, lineno, f"Windows table: row has {len(cells)} cells, expected 3")
@@ -107,6 +117,7 @@ def parse(path: Path) -> KBFile:
     if not gpu_tables:
         raise ImportFormatError(path, None, f"no GPU table found under {GPU_SECTION!r}")
     best: dict[str, tuple[Status, list[str]]] = {}
+    best_runtime: dict[str, tuple[Status, list[str]]] = {}
     for table in gpu_tables:
         tab = table.tab or "(no tab)"
         if table.header != GPU_HEADER:
@@ -147,10 +158,35 @@ def parse(path: Path) -> KBFile:
                     section=f"{GPU_SECTION}, {tab} tab, HIP SDK and Runtime columns",
                     note=note,
                 ))
-            status, names = best.get(target, (sdk, []))
-            if RANK[sdk] < RANK[status]:
-                status = sdk
-            best[target] = (status, names + [gpu_name(name)])
+                facts.append(Fact(
+                    id=f"{RUNTIME_ID}-gpu-{gid}",
+                    relation=Relation.supports,
+                    subject=RUNTIME_ID,
+                    object=Selector(ids=[gid]),
+                    status=runtime,
+                    exhaustive=runtime is not Status.unsupported,
+                    domain=_tab_domain(tab) if runtime is not Status.unsupported else None,
+                    source=SOURCE.id,
+                    section=f"{GPU_SECTION}, {tab} tab, Runtime column",
+                    note=note,
+                ))
+            for table_best, mark in ((best, sdk), (best_runtime, runtime)):
+                status, names = table_best.get(target, (mark, []))
+                if RANK[mark] < RANK[status]:
+                    status = mark
+                table_best[target] = (status, names + [gpu_name(name)])
+    for target, (status, names) in best_runtime.items():
+        facts.append(Fact(
+            id=f"{RUNTIME_ID}-arch-{target}",
+            relation=Relation.supports,
+            subject=RUNTIME_ID,
+            object=Selector(ids=[target]),
+            status=status,
+            source=SOURCE.id,
+            section=f"{GPU_SECTION}, LLVM target and Runtime columns",
+            note=(f"Derived from the Runtime marks of: {', '.join(sorted(names))}. Not a complete list: AMD "
+                  f"decides per card (the GPU facts)."),
+        ))
     for target, (status, names) in best.items():
         facts.append(Fact(
             id=f"{TOOLKIT_ID}-arch-{target}",
