@@ -53,7 +53,7 @@ def test_captured_arch_and_driver_api(kg):
 
 def test_with_configuration_names_the_breaking_edge_and_fixes(kg):
     d = diagnose(kg, "CUDA error: no kernel image is available for execution on the device",
-                 'gpu = "GTX 1050", framework = "torch 2.8.0+cu128"')
+                 'gpu = "GTX 1050", os = "Ubuntu 24.04", framework = "torch 2.8.0+cu128"')
     assert d.explanation.verdict == "not_supported"
     assert [(b.edge.upper.value, b.edge.lower.value) for b in d.implicated] == [("framework", "arch")]
     assert d.implicated[0].facts[0].id == "torch-2.8.0+cu128-kernels"

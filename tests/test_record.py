@@ -10,7 +10,7 @@ from gpulane.errors import QueryError
 SNAPSHOTS = Path(__file__).resolve().parent / "fixtures" / "record"
 TODAY = dt.date(2026, 12, 1)
 RX = 'gpu = "RX 7900 XTX", os = "Ubuntu 24.04", app = vLLM'
-GTX = 'gpu = "GTX 1050", framework = "torch 2.8.0+cu128"'
+GTX = 'gpu = "GTX 1050", os = "Ubuntu 24.04", framework = "torch 2.8.0+cu128"'
 
 
 @pytest.fixture(scope="module")

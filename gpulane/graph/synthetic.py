@@ -72,8 +72,10 @@ def generate(n_facts: int, seed: int = 0, *, gpus: int | None = None, archs: int
         tid = node(Layer.toolkit, f"tk-{i}", vendor=vendor, family=family, version=f"{1 + i // 20}.{i % 20}.0")
         toolkit_ids.append(tid)
         toolkit_vendor[tid] = vendor
-        fact("supports", tid, _pick(rng, by_vendor[vendor], arch_fanout), exhaustive=True)
-        fact("supports", tid, sorted({os_ids[0], *_pick(rng, os_ids, os_fanout)}), exhaustive=True)
+        fact("supports", tid, _pick(rng, by_vendor[vendor], arch_fanout), exhaustive=True,
+             domain={"layer": "arch", "vendor": vendor})
+        fact("supports", tid, sorted({os_ids[0], *_pick(rng, os_ids, os_fanout)}), exhaustive=True,
+             domain={"layer": "os", "platform": "linux"})
         fact("requires", tid, {"layer": "driver", "vendor": vendor, "version": f">={400 + (i % 7) * 20}"})
     for i, arch in enumerate(arch_ids):
         if i % 9 == 4:  # old architectures: a driver ceiling that newer toolkits conflict with
@@ -85,7 +87,8 @@ def generate(n_facts: int, seed: int = 0, *, gpus: int | None = None, archs: int
         fid = node(Layer.framework, f"fw-{i}", family="torch", version=f"2.{i % 30}.{i // 30}")
         framework_ids.append(fid)
         fact("built_with", fid, tk)
-        fact("ships_kernels_for", fid, _pick(rng, by_vendor[vendor], arch_fanout), exhaustive=True)
+        fact("ships_kernels_for", fid, _pick(rng, by_vendor[vendor], arch_fanout), exhaustive=True,
+             domain={"layer": "arch", "vendor": vendor})
         fact("runs_on", fid, sorted({os_ids[0], *_pick(rng, os_ids, os_fanout)}))
     app_ids = []
     for i in range(sizes["app"]):

@@ -176,13 +176,18 @@ def _why_empty(kg: KnowledgeGraph, p: Plan) -> str:
             gaps: dict[str, int] = {}
             for _, path in found:
                 for e in path.edges:
-                    if e.verdict == "unknown":
+                    if e.verdict in ("unknown", "builds_only"):
                         key = f"{e.upper.value} {kg.nodes[e.upper_node].name} → {e.lower.value}"
                         gaps[key] = gaps.get(key, 0) + 1
             top = ", ".join(k for k, _ in sorted(gaps.items(), key=lambda kv: -kv[1])[:3])
             more = "50 or more" if len(found) >= 50 else str(len(found))
-            return (f"no path is fully backed by sources, but {more} candidate(s) are blocked only by missing "
-                    f"knowledge ({top}); add 'allow unknown' to list them, labelled")
+            builds = sum(path.status == "builds_only" for _, path in found)
+            what = "blocked only by missing knowledge"
+            if builds:
+                what = (f"built for it but not stated supported ({builds} builds_only) or blocked only by missing "
+                        f"knowledge")
+            return (f"no path is fully backed by sources, but {more} candidate(s) are {what} ({top}); add "
+                    f"'allow unknown' to list them, labelled")
     conds = p.statement.conditions
     project = [layer for layer in p.project if layer is not Layer.driver] or [Layer.gpu]
     previous = None

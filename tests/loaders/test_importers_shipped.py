@@ -211,3 +211,20 @@ def test_hip_sdk_spot_checks(kb):
     assert f["hip-runtime-6.2-gpu-radeon-rx-6700-xt"].status is Status.supported
     assert f["hip-runtime-6.2-gpu-radeon-rx-6700-xt"].exhaustive
     assert f["hip-runtime-6.2-gpu-radeon-pro-w5500"].status is Status.unsupported
+
+
+def test_hip_sdk_every_windows_page_read():
+    """Each readable Windows page (docs/6.0.0, docs/6.1.1, the 6.2 one) is its own SDK and runtime
+    release; the shipped file restates exactly what the bundled pages say."""
+    from gpulane.loaders.importers import INPUTS_DIR, hip_sdk_windows
+
+    fresh = hip_sdk_windows.parse(INPUTS_DIR / "hip-sdk-windows")
+    shipped = load("hip-sdk-windows.yaml")
+    assert {f.id for f in fresh.facts} == {f.id for f in shipped.facts}
+    toolkits = {n.id for n in fresh.nodes if n.layer is Layer.toolkit}
+    assert toolkits == {f"hip-{kind}-{label}" for kind in ("sdk", "runtime") for label in ("6.0.0", "6.1.1", "6.2")}
+    f = {x.id: x for x in fresh.facts}
+    # The RX 6700 XT: the runtime of the Windows driver yes, the HIP SDK libraries no, on every page read.
+    for label in ("6.1.1", "6.2"):
+        assert f[f"hip-runtime-{label}-gpu-radeon-rx-6700-xt"].status is Status.supported
+        assert f[f"hip-sdk-{label}-gpu-radeon-rx-6700-xt"].status is Status.unsupported

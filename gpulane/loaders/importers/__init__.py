@@ -72,7 +72,7 @@ IMPORTERS: dict[str, Importer] = {
         Importer("rocm-linux-sysreq", rocm_linux_sysreq.parse, "rocm-linux-sysreq.yaml",
                  rocm_linux_sysreq.SOURCES, "rocm-linux-sysreq", bundled=True),
         Importer("hip-sdk-windows", hip_sdk_windows.parse, "hip-sdk-windows.yaml",
-                 (hip_sdk_windows.SOURCE,), "hip-sdk-windows-system-requirements.rst"),
+                 hip_sdk_windows.SOURCES, "hip-sdk-windows", bundled=True),
         Importer("amd-llvm-processors", amd_llvm_processors.parse, "amd-llvm-generic-targets.yaml",
                  (amd_llvm_processors.SOURCE,), "AMDGPUUsage-processors.rst", bundled=True),
         Importer("pytorch-builds", pytorch_builds.parse, "pytorch-builds.yaml",
@@ -88,7 +88,7 @@ def input_path(imp: Importer, sources_dir: Path, inputs_dir: Path = INPUTS_DIR) 
 
 # When several importers describe one OS node, the node cites the first of these.
 _OS_SOURCE_PRIORITY = [*reversed([s.id for s in rocm_linux_sysreq.SOURCES]), rocm_matrix.SOURCE.id,
-                       hip_sdk_windows.SOURCE.id]
+                       *(s.id for s in reversed(hip_sdk_windows.SOURCES))]
 # An AMD architecture node takes each attribute from the first of these that states it.
 _ARCH_SOURCE_PRIORITY = [rocm_gpu_specs.SOURCE.id, amd_llvm_processors.SOURCE.id]
 

@@ -22,6 +22,7 @@ a toolkit a path chooses. Nothing here is inferred from the Linux pages.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from gpulane.model import Fact, KBFile, Layer, Node, Relation, Selector, Source, Status
@@ -61,10 +62,66 @@ def _tab_domain(tab: str) -> Selector:
     return Selector(layer=Layer.gpu, vendor="amd", segment=segment) if segment else Selector(layer=Layer.gpu, vendor="amd")
 
 
+@dataclass(frozen=True)
+class Page:
+    """One documentation version of the page: the label its nodes carry and its source."""
+
+    label: str  # node id suffix and version ("6.2")
+    source: Source
+    period: str  # the documentation releases that showed this text
+
+
+PAGE_62 = Page(HIP_SDK_VERSION, SOURCE, "ROCm 6.1.2-6.2.4")
+#: Every page read (branches of ROCm/rocm-install-on-windows; the 6.4.2 and 7.x pages are not in it).
+PAGES: dict[str, Page] = {p.label: p for p in (
+    Page("6.0.0", Source(
+        id="hip-sdk-windows-sysreq-6.0.0",
+        url=("https://github.com/ROCm/rocm-install-on-windows/blob/81441d84df61b9ec533b085f98f1c1fc8500c05a/"
+             "docs/reference/system-requirements.rst"),
+        publisher="AMD", title="HIP SDK installation on Windows, System requirements (ROCm 6.0.0 documentation)",
+        version="81441d84df61b9ec533b085f98f1c1fc8500c05a", reviewed=REVIEWED,
+        note="Branch docs/6.0.0; the file last changed in b010293 (2024-01-11)."), "ROCm 6.0.0"),
+    Page("6.1.1", Source(
+        id="hip-sdk-windows-sysreq-6.1.1",
+        url=("https://github.com/ROCm/rocm-install-on-windows/blob/08f4e0a1bf93b2845eb6d674aceaa129a003a3ec/"
+             "docs/reference/system-requirements.rst"),
+        publisher="AMD", title="HIP SDK installation on Windows, System requirements (ROCm 6.1.1 documentation)",
+        version="08f4e0a1bf93b2845eb6d674aceaa129a003a3ec", reviewed=REVIEWED,
+        note="Branch docs/6.1.1; the file last changed in 26c3a9c (2024-02-20); the same text is on the "
+             "docs/6.0.2 and docs/6.1.0 branches."), "ROCm 6.0.2-6.1.1"),
+    PAGE_62,
+)}
+SOURCES = tuple(p.source for p in PAGES.values())
+
+
 def parse(path: Path) -> KBFile:
+    """Read one page (the 6.2 one, or ``<label>.rst``) or a folder of ``<label>.rst`` pages."""
     path = Path(path)
+    if not path.is_dir():
+        page = PAGES.get(path.stem, PAGE_62)
+        return _parse_page(path, page)
+    files = sorted(p for p in path.iterdir() if p.suffix == ".rst")
+    unknown = [f.name for f in files if f.stem not in PAGES]
+    if not files or unknown:
+        raise ImportFormatError(path, None, f"expected pages named {', '.join(f'{k}.rst' for k in PAGES)}; "
+                                            f"found {', '.join(f.name for f in files) or 'none'}")
+    sources, nodes, facts, seen = [], [], [], set()
+    for file in sorted(files, key=lambda f: list(PAGES).index(f.stem), reverse=True):  # newest page first
+        kb = _parse_page(file, PAGES[file.stem])
+        sources.extend(kb.sources)
+        facts.extend(kb.facts)
+        for node in kb.nodes:
+            if node.id not in seen:  # an OS named by several pages: the newest page's node
+                seen.add(node.id)
+                nodes.append(node)
+    return KBFile(sources=sources, nodes=nodes, facts=facts)
+
+
+def _parse_page(path: Path, page: Page) -> KBFile:
     text = read_source(path)
     tables = read_rst_tables(path, text)
+    SOURCE, HIP_SDK_VERSION = page.source, page.label  # noqa: N806 - this page's source and label
+    TOOLKIT_ID, RUNTIME_ID = f"hip-sdk-{page.label}", f"hip-runtime-{page.label}"  # noqa: N806
 
     os_tables = [t for t in tables if t.section == OS_SECTION]
     if len(os_tables) != 1:
@@ -79,8 +136,8 @@ def parse(path: Path) -> KBFile:
     nodes: list[Node] = [
         Node(id=TOOLKIT_ID, layer=Layer.toolkit, name=f"HIP SDK {HIP_SDK_VERSION} for Windows", vendor="amd",
              family="hip-sdk", version=HIP_SDK_VERSION, source=SOURCE.id,
-             note="The requirements page gives no release number; these facts restate the page as of the ROCm "
-                  "6.2 documentation period."),
+             note=f"The requirements page gives no release number; these facts restate the page as shown in the "
+                  f"{page.period} documentation."),
         Node(id=RUNTIME_ID, layer=Layer.toolkit, name=f"HIP runtime of the Windows driver (HIP SDK {HIP_SDK_VERSION} "
              f"page)", vendor="amd", family="hip-runtime", version=HIP_SDK_VERSION, source=SOURCE.id,
              note="The HIP runtime that ships with the AMD Windows display driver: the page's Runtime column. A "
