@@ -38,6 +38,11 @@ def test_documented_statement_runs(shipped, statement):
         assert explain(shipped, plan).verdict in ("supported", "not_supported", "unknown", "builds_only")
     elif verb == "fix":
         assert fix(shipped, plan).fixes, statement
+    elif verb == "compare":
+        from gpulane.queries.compare import compare_statement
+
+        result = compare_statement(shipped, plan.statement)
+        assert result.cells and result.complete, statement
 
 
 def test_documented_error_is_the_real_error(shipped):

@@ -198,7 +198,17 @@ def _run_statement(text: str, as_json: bool) -> None:
     from gpulane.queries import run
 
     kg = _graph()
-    plan = run.compile_query(kg, text)
+    from gpulane.queries.parser import parse
+    from gpulane.queries.plan import plan as make_plan
+
+    statement = parse(text)
+    if statement.verb == "compare":  # a grid, not one plan: gpulane/cli/web_commands.py
+        from gpulane.cli.web_commands import print_compare
+        from gpulane.queries.compare import compare_statement
+
+        print_compare(kg, compare_statement(kg, statement), "json" if as_json else "text")
+        return
+    plan = make_plan(kg, statement)
     verb = plan.statement.verb
     if verb == "find":
         result = run.find(kg, plan)
@@ -433,6 +443,11 @@ def kb_import(kind: str = typer.Argument(..., help="rocm-matrix, rocm-gpu-specs,
         typer.echo("(dry run: nothing written)")
     for path in written:
         typer.echo(f"wrote {path}")
+
+
+from gpulane.cli.web_commands import register as _register_web_commands  # noqa: E402
+
+_register_web_commands(app)  # compare
 
 
 def main() -> None:

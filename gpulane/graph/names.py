@@ -157,7 +157,8 @@ class NameIndex:
             return []
         fam_text, version_text = split
         fam_key = normalise(fam_text)
-        fam_key = FAMILY_SYNONYMS.get(fam_key, fam_key)
+        # Synonyms are written as the data spells the family ("flash-attention"); the table is normalised.
+        fam_key = normalise(FAMILY_SYNONYMS.get(fam_key, fam_key))
         if fam_key not in self.families:
             return []
         if fam_key == "cuda" and re.fullmatch(r"\d{3}", version_text):

@@ -35,7 +35,7 @@ class Condition:
 class Statement:
     """One statement: its verb and clauses."""
 
-    verb: str  # find | paths | explain | fix | why | show | list
+    verb: str  # find | paths | explain | fix | why | show | list | compare
     text: str
     layers: list[tuple[str, Span]] = field(default_factory=list)  # find's projection, list's layer
     conditions: list[Condition] = field(default_factory=list)
@@ -44,3 +44,4 @@ class Statement:
     allow: list[tuple[str, Span]] = field(default_factory=list)
     keep: list[tuple[str, Span]] = field(default_factory=list)
     subject: Value | None = None  # show NAME
+    over: list[tuple[str, Span]] = field(default_factory=list)  # compare's axes: rows and columns

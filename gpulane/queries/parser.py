@@ -26,9 +26,9 @@ _WORDS = {
     "DIRECTION": "'asc' or 'desc'", "NAME": "a layer or attribute name (gpu, os, vendor, vram, ...)",
     "CMP": "a comparison (=, !=, >=, <=, >, <)", "WORD": "a name or version", "STRING": "a quoted name",
     "INT": "a whole number", "COMMA": "','", "LBRACE": "'{'", "RBRACE": "'}'", "$END": "the end of the query",
-    "AT": "'@'",
+    "AT": "'@'", "COMPARE": "'compare'", "OVER": "'over'",
 }
-_STATEMENTS = "find, paths, explain, fix, why, show or list"
+_STATEMENTS = "find, paths, explain, fix, why, show, list or compare"
 
 
 @lru_cache(maxsize=1)
@@ -126,7 +126,7 @@ def _hint_for(text: str, tok: Token | None, expected: set[str]) -> str | None:
     import difflib
 
     if tok is not None and tok.line == 1 and tok.column == 1:
-        verbs = ["find", "paths", "explain", "fix", "why", "show", "list"]
+        verbs = ["find", "paths", "explain", "fix", "why", "show", "list", "compare"]
         close = difflib.get_close_matches(str(tok).lower(), verbs, n=1)
         return f"did you mean '{close[0]}'?" if close else f"a query starts with {_STATEMENTS}"
     if "CMP" in expected and (tok is None or tok.type in ("WORD", "INT", "STRING")):
@@ -212,6 +212,9 @@ class _ToStatement(Transformer):
     def keep(self, items):
         return ("keep", [(str(t), _span(t)) for t in items if isinstance(t, Token) and t.type == "NAME"])
 
+    def over(self, items):
+        return ("over", [(str(t), _span(t)) for t in items if isinstance(t, Token) and t.type == "NAME"])
+
     def _statement(self, verb, items):
         st = Statement(verb, self.text)
         for item in items:
@@ -229,6 +232,10 @@ class _ToStatement(Transformer):
                     st.allow.extend(value)
                 elif key == "keep":
                     st.keep.extend(value)
+                elif key == "over":
+                    st.over.extend(value)
+            elif isinstance(item, Condition):  # compare's subject (gpu in {...}) comes before its where
+                st.conditions.insert(0, item)
             elif isinstance(item, Value):
                 st.subject = item
             elif isinstance(item, Token) and item.type == "NAME" and verb == "list":
@@ -255,3 +262,6 @@ class _ToStatement(Transformer):
 
     def list(self, items):
         return self._statement("list", items)
+
+    def compare_statement(self, items):
+        return self._statement("compare", items)
