@@ -447,7 +447,7 @@ def kb_import(kind: str = typer.Argument(..., help="rocm-matrix, rocm-gpu-specs,
 
 from gpulane.cli.web_commands import register as _register_web_commands  # noqa: E402
 
-_register_web_commands(app)  # compare
+_register_web_commands(app)  # compare, serve, site
 
 
 def main() -> None:

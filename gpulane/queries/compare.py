@@ -155,7 +155,10 @@ def default_rows(kg: KnowledgeGraph) -> list[CompareRow]:
     for label, layer, family in DEFAULT_ROWS:
         found = [r for r in kg.names.resolve(family, layer) if r.ids]
         if found:
-            rows.append(CompareRow(label, layer, family, tuple(sorted({i for r in found for i in r.ids}))))
+            ids = tuple(sorted({i for r in found for i in r.ids}))
+            # Name the row as people write it ("vLLM") where that name means the same nodes.
+            by_label = tuple(sorted({i for r in kg.names.resolve(label, layer) for i in r.ids}))
+            rows.append(CompareRow(label, layer, label if by_label == ids else family, ids))
     return rows
 
 
