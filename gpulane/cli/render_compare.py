@@ -13,11 +13,21 @@ from gpulane.graph.kb import CompiledFact, KnowledgeGraph
 from gpulane.queries.compare import CompareCell, CompareResult
 
 __all__ = ["GridView", "CellView", "grid_view", "compare_text", "compare_markdown", "compare_json", "MARKS",
-           "STATUS_WORDS", "cell_reason"]
+           "STATUS_WORDS", "cell_reason", "mark_of", "words_of"]
 
-MARKS = {"supported": "✓", "workaround": "~", "not_supported": "✗", "unknown": "?"}
-STATUS_WORDS = {"supported": "supported", "workaround": "via workaround", "not_supported": "not supported",
+MARKS = {"supported": "✓", "workaround": "~", "community": "~", "builds_only": "◐", "not_supported": "✗",
+         "unknown": "?"}
+STATUS_WORDS = {"supported": "supported", "workaround": "via workaround", "community": "via community report",
+                "builds_only": "builds only (compiled for; no support statement)", "not_supported": "not supported",
                 "unknown": "unknown"}
+
+
+def mark_of(status: str) -> str:
+    return MARKS.get(status, "?")
+
+
+def words_of(status: str) -> str:
+    return STATUS_WORDS.get(status, status.replace("_", " "))
 _MAX_CELL_SOURCES = 3
 
 
@@ -38,7 +48,7 @@ class CellView:
 
     @property
     def mark(self) -> str:
-        return MARKS[self.status]
+        return mark_of(self.status)
 
 
 @dataclass
@@ -82,23 +92,23 @@ def grid_view(kg: KnowledgeGraph, result: CompareResult) -> GridView:
         facts = cell.facts()
         sources = list(dict.fromkeys(n for n in (source_number(cf) for cf in facts) if n))
         edge = (cell.breaking.edge.upper.value, cell.breaking.edge.lower.value) if cell.breaking else None
-        if cell.status == "supported":
-            short = cell.toolkit or "supported"
+        if cell.answer is not None and cell.answer.verdict == "supported" and cell.toolkit:
+            short = cell.toolkit
         elif cell.status == "not_supported" and edge:
             short = f"{edge[0]}→{edge[1]}"
-        elif cell.status == "unknown" and result.columns[c].absent:
+        elif result.columns[c].absent:
             short = "OS not in KB"
-        elif cell.status == "unknown" and edge:
-            short = f"unknown {edge[0]}→{edge[1]}"
+        elif edge:
+            short = f"{cell.status.replace('_', ' ')} {edge[0]}→{edge[1]}"
         else:
-            short = STATUS_WORDS[cell.status]
+            short = words_of(cell.status)
         view.cells[(r, c)] = CellView(r, c, cell.status, short, cell.build, cell_reason(kg, cell), edge,
                                       [cf.id for cf in facts], sources)
     # One note per distinct sentence: a column of an absent OS shares one.
     note_numbers: dict[str, int] = {}
     for key in sorted(view.cells):
         v = view.cells[key]
-        if v.status == "supported" or not v.reason:
+        if not v.reason:
             continue
         if v.reason not in note_numbers:
             view.notes.append(v.reason)

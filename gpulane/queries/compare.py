@@ -77,7 +77,7 @@ class CompareColumn:
 class CompareCell:
     """The verdict for one row and column, with what the renderers need to word it."""
 
-    status: str  # supported | workaround | not_supported | unknown
+    status: str  # supported | workaround | not_supported | unknown, or a finer status the engine gives
     answer: ExplainAnswer | None  # None when the column's OS is absent or the time ran out
     config: dict[str, str]  # layer → the name used, e.g. {"gpu": "radeon-rx-7900-xtx", "os": "Windows 11", "app": "vllm"}
     toolkit: str | None = None  # the path's toolkit hop in words ("ROCm 7.2.0", "bundled by Ollama")
@@ -93,7 +93,7 @@ class CompareCell:
             return [] if self.breaking.kind == "unknown" else list(self.breaking.facts[:3])
         if self.workaround is not None:
             return [self.workaround.fact]
-        if self.answer is None or self.answer.path is None or self.status != "supported":
+        if self.answer is None or self.answer.path is None or self.answer.verdict != "supported":
             return []
         row_layer = Layer.framework if "framework" in self.config and "app" not in self.config else Layer.app
         out: list[CompiledFact] = []
@@ -337,7 +337,8 @@ def _cell(kg: KnowledgeGraph, st: Statement, col: CompareColumn, row: CompareRow
         cell_plan.labels[row.layer] = row.label
     budget = max(0.05, min(EXPLAIN_BUDGET_S, deadline - time.perf_counter()))
     answer = explain(kg, cell_plan, budget_s=budget)
-    cell = CompareCell(answer.verdict, answer, config)
+    # The engine's own status where it has one (supported, builds_only, workaround, community, ...).
+    cell = CompareCell(getattr(answer, "status", answer.verdict), answer, config)
     if answer.path is not None and answer.verdict == "supported":
         hops = {h["layer"]: h for h in hop_list(kg, answer.path)}
         cell.toolkit = hops["toolkit"]["name"] if "toolkit" in hops else None
@@ -345,7 +346,7 @@ def _cell(kg: KnowledgeGraph, st: Statement, col: CompareColumn, row: CompareRow
         cell.build = build["name"] if build and build.get("node") else None
         return cell
     verified = [w for w in answer.workarounds if w.verified]
-    if verified:
+    if verified and answer.verdict != "supported":
         cell.status = "workaround"
         cell.workaround = verified[0]
         return cell

@@ -6,7 +6,7 @@ functions only arrange their answers (and the links between pages) for the templ
 
 from __future__ import annotations
 
-from gpulane.cli.render_compare import MARKS, STATUS_WORDS, grid_view
+from gpulane.cli.render_compare import grid_view, mark_of, words_of
 from gpulane.cli.render_explain import break_reason
 from gpulane.cli.render_kb import describe_selector, fact_line, node_json, source_citation
 from gpulane.errors import QueryError
@@ -90,7 +90,7 @@ def _edges(kg: KnowledgeGraph, answer: ExplainAnswer, links: Links) -> list[dict
         # An unknown edge has no evidence; a "not listed" edge is one list, shown by its first entry.
         shown = [] if (b and b.kind == "unknown") else facts[:1] if (b and b.kind == "not_listed") else facts[:3]
         out.append({"upper": e.upper.value, "lower": e.lower.value, "upper_name": _name(kg, e.upper_node),
-                    "lower_name": lower_name, "verdict": e.verdict, "mark": {"ok": "✓", "no": "✗"}.get(e.verdict, "?"),
+                    "lower_name": lower_name, "verdict": e.verdict, "mark": {"ok": "✓", "no": "✗", "builds_only": "◐"}.get(e.verdict, "?"),
                     "reason": break_reason(kg, e, b.facts, b.kind) if b else None,
                     "kind": _KIND_WORDS.get(b.kind) if b else None,
                     "facts": [_fact_ref(kg, cf, links) for cf in shown], "more": max(0, len(facts) - len(shown)),
@@ -161,8 +161,9 @@ def explain_view(kg: KnowledgeGraph, params: dict[str, str], links: Links, with_
     if answer.conflict:
         conflict = {"choices": [{"layer": l.value, "label": labels.get(l, "?")} for l in answer.conflict.choices],
                     "facts": [_fact_ref(kg, cf, links) for cf in answer.conflict.facts[:3]]}
-    return {"statement": text, "verdict": answer.verdict, "verdict_words": STATUS_WORDS.get(answer.verdict, answer.verdict),
-            "mark": MARKS.get(answer.verdict, "?"), "headline": " · ".join(headline), "chain": _chain(kg, answer, links),
+    status = getattr(answer, "status", answer.verdict)  # the engine's finer status, where it has one
+    return {"statement": text, "verdict": answer.verdict, "status": status, "verdict_words": words_of(status),
+            "mark": mark_of(status), "headline": " · ".join(headline), "chain": _chain(kg, answer, links),
             "edges": _edges(kg, answer, links), "fixes": fixes, "conflict": conflict,
             "workarounds": _workarounds(kg, answer, links), "show_workarounds": show_workarounds,
             "caveats": [{"fact": fid, "text": t} for fid, t in answer.caveats[:6]],
@@ -194,7 +195,7 @@ def compare_view(kg: KnowledgeGraph, result: CompareResult, links: Links) -> dic
                 params[row.layer.value] = row.name
             cells.append({"status": v.status, "mark": v.mark, "short": v.short, "build": v.build,
                           "reason": v.reason, "note": v.note, "sources": v.sources,
-                          "words": STATUS_WORDS[v.status], "where": f"{row.label} on {col.gpu_name} · "
+                          "words": words_of(v.status), "where": f"{row.label} on {col.gpu_name} · "
                                                                     f"{col.os_label or 'any OS'}",
                           "link": None if col.absent else links.explain(params), "params": params})
         rows.append({"label": row.label, "layer": row.layer.value, "cells": cells})
