@@ -83,8 +83,10 @@ def register(app: typer.Typer) -> None:
             raise GpulaneError("the web server needs uvicorn: pip install uvicorn") from None
         from gpulane.web.app import create_app
 
-        web = create_app(_graph(), request_timeout=request_timeout)
-        if host not in ("127.0.0.1", "localhost", "::1"):
+        loopback = host in ("127.0.0.1", "localhost", "::1")
+        # On loopback, requests must name a loopback host too (no DNS rebinding from a web page).
+        web = create_app(_graph(), request_timeout=request_timeout, loopback_only=loopback)
+        if not loopback:
             typer.echo(f"warning: serving on {host}, reachable from other machines", err=True)
         typer.echo(f"gpulane: serving on http://{host}:{port}/ (Ctrl+C stops)", err=True)
         # h11 limits a request's head; the app refuses long query strings and bodies itself.
