@@ -26,7 +26,7 @@ from gpulane.queries.parser import parse
 from gpulane.queries.plan import plan
 
 __all__ = ["CompareRow", "CompareColumn", "CompareCell", "CompareResult", "compare", "compare_statement",
-           "compare_text", "default_rows", "default_oses", "DEFAULT_ROWS", "COMPARE_BUDGET_S", "MAX_GPUS",
+           "compare_text", "default_rows", "default_oses", "main_break", "DEFAULT_ROWS", "COMPARE_BUDGET_S", "MAX_GPUS",
            "MAX_CELLS", "quote_name"]
 
 # The families people ask about first, as (label, layer, family name in the data).
@@ -309,6 +309,16 @@ def compare_statement(kg: KnowledgeGraph, st: Statement, budget_s: float = COMPA
     return CompareResult([(g, kg.nodes[g].name) for g in gpu_ids], rows, columns, cells, text, notes, complete)
 
 
+def main_break(answer: ExplainAnswer) -> Break | None:
+    """The break that answers "why not" in one line: the one behind the engine's minimal conflict,
+    else the first stated "no", else the engine's first break."""
+    if not answer.breaks:
+        return None
+    conflict = {cf.id for cf in answer.conflict.facts} if answer.conflict else set()
+    return next((b for b in answer.breaks if conflict & {cf.id for cf in b.facts}), None) \
+        or next((b for b in answer.breaks if b.kind == "stated"), None) or answer.breaks[0]
+
+
 def _resolve_row(kg: KnowledgeGraph, layer: Layer, value: Value, text: str) -> tuple[str, ...]:
     found = [r for r in kg.names.resolve(value.text, layer) if r.ids]
     if not found:
@@ -351,7 +361,7 @@ def _cell(kg: KnowledgeGraph, st: Statement, col: CompareColumn, row: CompareRow
         cell.workaround = verified[0]
         return cell
     if answer.breaks:
-        cell.breaking = answer.breaks[0]
+        cell.breaking = main_break(answer)
     elif answer.verdict == "not_supported" and answer.path is None:
         cell.note = "no path in the knowledge base gets near this configuration"
     return cell

@@ -13,7 +13,7 @@ from gpulane.errors import QueryError
 from gpulane.graph.kb import CompiledFact, KnowledgeGraph
 from gpulane.graph.names import normalise
 from gpulane.model import LAYER_ORDER, Layer
-from gpulane.queries.compare import CompareResult, default_oses, default_rows, quote_name
+from gpulane.queries.compare import CompareResult, default_oses, default_rows, main_break, quote_name
 from gpulane.queries.explain import ExplainAnswer, explain
 from gpulane.queries.fix import FixAnswer, fix
 from gpulane.queries.results import hop_list
@@ -95,8 +95,9 @@ def _edges(kg: KnowledgeGraph, answer: ExplainAnswer, links: Links) -> list[dict
                     "kind": _KIND_WORDS.get(b.kind) if b else None,
                     "facts": [_fact_ref(kg, cf, links) for cf in shown], "more": max(0, len(facts) - len(shown)),
                     "caveats": list(e.caveats[:1]) if e.verdict == "ok" else []})
-    # Breaking edges first, in the engine's order (the stated "no" of the highest layer leads); then what holds.
-    order = [(b.edge.upper.value, b.edge.lower.value) for b in answer.breaks]
+    # Breaking edges first: the one behind the minimal conflict, then the engine's order; then what holds.
+    first = main_break(answer)
+    order = [(b.edge.upper.value, b.edge.lower.value) for b in ([first] if first else []) + answer.breaks]
     out.sort(key=lambda d: order.index((d["upper"], d["lower"])) if (d["upper"], d["lower"]) in order else len(order))
     return out
 
