@@ -108,26 +108,26 @@ class Node(BaseModel):
     id: str
     layer: Layer
     name: str
-    aliases: list[str] = []
+    aliases: list[str] = Field(default_factory=list)
     vendor: Optional[Vendor] = None
     family: Optional[str] = None
     version: Optional[str] = None
     vram_gb: Optional[float] = None
     segment: Optional[Segment] = None
     # PCI device ids ("10de:2684", "1002:744c"), lower-case hex, vendor:device.
-    pci_ids: list[str] = []
+    pci_ids: list[str] = Field(default_factory=list)
     backend: Optional[Backend] = None
     llvm_target: Optional[str] = None
     compute_capability: Optional[str] = None
     platform: Optional[Platform] = None
-    kernels: list[str] = []
+    kernels: list[str] = Field(default_factory=list)
     release_date: Optional[dt.date] = None
     # Layers this node does not use or ships inside itself (Ollama bundles its
     # CUDA/ROCm runtime; llama.cpp's HIP build uses no framework).
-    layers: dict[Layer, Literal["not_used", "bundled"]] = {}
+    layers: dict[Layer, Literal["not_used", "bundled"]] = Field(default_factory=dict)
     source: Optional[str] = None
     # Attributes stated by another document than `source`: {vram_gb: nvidia-nim-llm-gpu-specs}.
-    attribute_sources: dict[str, str] = {}
+    attribute_sources: dict[str, str] = Field(default_factory=dict)
     note: Optional[str] = None
 
     @field_validator("id")
@@ -209,7 +209,7 @@ class Fact(BaseModel):
     relation: Relation
     subject: Union[str, list[str]]
     object: Selector
-    when: dict[Layer, Selector] = {}
+    when: dict[Layer, Selector] = Field(default_factory=dict)
     status: Status = Status.supported
     source: Optional[str] = None
     section: Optional[str] = None
@@ -226,7 +226,7 @@ class Fact(BaseModel):
     action: Optional[str] = None
     # For toolkit -> os support: the Linux kernels the source lists for this OS and this
     # case ("5.15 GA", "6.8 HWE", "5.14.0-570"); empty when the source names none.
-    kernels: list[str] = []
+    kernels: list[str] = Field(default_factory=list)
     # For an override workaround: the architecture the runtime is told to run as
     # (HSA_OVERRIDE_GFX_VERSION=10.3.0 runs a gfx1031 card as gfx1030). Builds that ship code
     # for it then count, and the override never applies to that target itself.
@@ -265,6 +265,6 @@ class KBFile(BaseModel):
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
-    sources: list[Source] = []
-    nodes: list[Node] = []
-    facts: list[Fact] = []
+    sources: list[Source] = Field(default_factory=list)
+    nodes: list[Node] = Field(default_factory=list)
+    facts: list[Fact] = Field(default_factory=list)

@@ -405,3 +405,10 @@ def test_control_characters_in_knowledge_base_text_are_refused(tmp_path):
     (folder / "esc.yaml").write_text('nodes:\n  - {id: gpu-esc, layer: gpu, name: "Evil\\e[31m", vendor: amd}\n')
     problems = _load_problems(folder)
     assert "esc.yaml:2" in problems and "control characters" in problems
+
+
+def test_a_when_naming_nodes_of_another_layer_is_an_error(tmp_path):
+    folder = _kb_copy(tmp_path)
+    (folder / "when.yaml").write_text(_EXTRA_FACT.format(n=3, obj="gfx1100", when="when: {os: [rocm-6.2.0]}"))
+    problems = _load_problems(folder)
+    assert "extra-3" in problems and "when.os mixes layers" in problems

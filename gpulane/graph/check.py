@@ -83,8 +83,9 @@ def check_graph(kg: KnowledgeGraph, today: dt.date | None = None) -> list[Proble
                 subject_layers.add(kg.nodes[s].layer)
         if len(subject_layers) > 1:
             add("error", "facts", i, f"{label}: subjects are in different layers ({', '.join(sorted(l.value for l in subject_layers))})")
-        for where, sel in [("object", fact.object), *((f"when.{k.value}", v) for k, v in fact.when.items())]:
-            layers = set()
+        for where, sel, key in [("object", fact.object, None),
+                                *((f"when.{k.value}", v, k) for k, v in fact.when.items())]:
+            layers = {key} if key is not None else set()  # a `when` key names the layer it conditions
             for ref in sel.ids or []:
                 if ref in kg.nodes:
                     layers.add(kg.nodes[ref].layer)
