@@ -175,7 +175,7 @@ def compare_text(kg: KnowledgeGraph, result: CompareResult) -> str:
         for n, text in enumerate(view.notes, 1):
             where = [f"{result.rows[v.row].label} on {cols[v.column].gpu_name} · {_column_title(cols[v.column])[1]}"
                      for v in view.cells.values() if v.note == n]
-            facts = sorted({f for v in view.cells.values() if v.note == n for f in v.facts})
+            facts = list(dict.fromkeys(f for v in view.cells.values() if v.note == n for f in v.facts))
             srcs = sorted({s for v in view.cells.values() if v.note == n for s in v.sources})
             cite = ""
             if facts:
@@ -236,7 +236,7 @@ def compare_markdown(kg: KnowledgeGraph, result: CompareResult) -> str:
     if view.notes:
         out += ["", "Notes:", ""]
         for n, text in enumerate(view.notes, 1):
-            facts = sorted({f for v in view.cells.values() if v.note == n for f in v.facts})
+            facts = list(dict.fromkeys(f for v in view.cells.values() if v.note == n for f in v.facts))
             out.append(f"{n}. {_md(text)}" + (f" (`{'`, `'.join(facts[:3])}`)" if facts else ""))
     if view.sources:
         out += ["", "Sources:", ""]

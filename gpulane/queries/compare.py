@@ -26,7 +26,7 @@ from gpulane.queries.parser import parse
 from gpulane.queries.plan import plan
 
 __all__ = ["CompareRow", "CompareColumn", "CompareCell", "CompareResult", "compare", "compare_statement",
-           "compare_text", "default_rows", "default_oses", "main_break", "DEFAULT_ROWS", "COMPARE_BUDGET_S", "MAX_GPUS",
+           "compare_text", "default_rows", "default_oses", "main_break", "break_facts", "DEFAULT_ROWS", "COMPARE_BUDGET_S", "MAX_GPUS",
            "MAX_CELLS", "quote_name"]
 
 # The families people ask about first, as (label, layer, family name in the data).
@@ -90,7 +90,7 @@ class CompareCell:
         """The facts that decide this cell: the break's, the workaround's, or the row's own statements."""
         if self.breaking is not None:
             # An unknown edge is one no source covers: the lists it was checked against are not its evidence.
-            return [] if self.breaking.kind == "unknown" else list(self.breaking.facts[:3])
+            return [] if self.breaking.kind == "unknown" else break_facts(self.breaking)[:3]
         if self.workaround is not None:
             return [self.workaround.fact]
         if self.answer is None or self.answer.path is None or self.answer.verdict != "supported":
@@ -307,6 +307,13 @@ def compare_statement(kg: KnowledgeGraph, st: Statement, budget_s: float = COMPA
                 continue
             cells[(r, c)] = _cell(kg, st, col, row, config, extra, deadline)
     return CompareResult([(g, kg.nodes[g].name) for g in gpu_ids], rows, columns, cells, text, notes, complete)
+
+
+def break_facts(b: Break) -> list[CompiledFact]:
+    """A break's facts, those about the edge's own two nodes first (a break over a family, such as
+    every torch build, also carries the facts of the other builds it stood for)."""
+    own = [cf for cf in b.facts if {b.edge.upper_node, b.edge.lower_node} & set(cf.subjects)]
+    return own + [cf for cf in b.facts if cf not in own]
 
 
 def main_break(answer: ExplainAnswer) -> Break | None:

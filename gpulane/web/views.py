@@ -13,7 +13,7 @@ from gpulane.errors import QueryError
 from gpulane.graph.kb import CompiledFact, KnowledgeGraph
 from gpulane.graph.names import normalise
 from gpulane.model import LAYER_ORDER, Layer
-from gpulane.queries.compare import CompareResult, default_oses, default_rows, main_break, quote_name
+from gpulane.queries.compare import CompareResult, break_facts, default_oses, default_rows, main_break, quote_name
 from gpulane.queries.explain import ExplainAnswer, explain
 from gpulane.queries.fix import FixAnswer, fix
 from gpulane.queries.results import hop_list
@@ -86,7 +86,7 @@ def _edges(kg: KnowledgeGraph, answer: ExplainAnswer, links: Links) -> list[dict
         b = breaks.get((e.upper, e.lower))
         lower_name = (path.driver_range.describe() if path.driver_facts and path.driver_range is not None else "any") \
             if e.lower is Layer.driver else _name(kg, e.lower_node)
-        facts = list(b.facts) if b else list(e.facts)
+        facts = break_facts(b) if b else list(e.facts)
         # An unknown edge has no evidence; a "not listed" edge is one list, shown by its first entry.
         shown = [] if (b and b.kind == "unknown") else facts[:1] if (b and b.kind == "not_listed") else facts[:3]
         out.append({"upper": e.upper.value, "lower": e.lower.value, "upper_name": _name(kg, e.upper_node),
