@@ -21,13 +21,28 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
 kb_app = typer.Typer(no_args_is_help=True, help="Check, count and import the knowledge base.")
 app.add_typer(kb_app, name="kb")
 
-_state: dict = {"data": None}
+_state: dict = {"data": None, "width": None}
 
 
 @app.callback()
 def _options(data: Optional[Path] = typer.Option(None, "--data", envvar="GPULANE_DATA",
-                                                 help="A knowledge-base folder instead of the shipped one.")):
+                                                 help="A knowledge-base folder instead of the shipped one."),
+             width: Optional[int] = typer.Option(None, "--width", min=20,
+                                                 help="Wrap text to this many columns (default: the terminal's "
+                                                      "width on a terminal; output into a pipe is not wrapped).")):
     _state["data"] = data
+    _state["width"] = width
+
+
+def _width(stream) -> int | None:
+    """The width to wrap to: --width, else the terminal's; None (no wrapping) in a pipe."""
+    if _state.get("width"):
+        return _state["width"]
+    if stream.isatty():
+        import shutil
+
+        return shutil.get_terminal_size((100, 24)).columns
+    return None
 
 
 def _graph():
@@ -37,11 +52,20 @@ def _graph():
 
 
 def _emit_text(text: str, err: bool = False) -> None:
-    """Words to the terminal: styled by the rich renderer on a terminal, plain otherwise."""
+    """Words to the terminal: wrapped to its width and styled by the rich renderer on a
+    terminal, plain otherwise. An error's echoed statement and caret are never wrapped."""
     from gpulane.textsafe import visible
 
     text = visible(text)  # an escape sequence in an echoed query or a name is shown, not obeyed
     stream = sys.stderr if err else sys.stdout
+    width = _width(stream)
+    if width:
+        from gpulane.cli.wrap import wrap_text
+
+        if err:
+            text = "\n".join(line if line.startswith("  ") else wrap_text(line, width) for line in text.split("\n"))
+        else:
+            text = wrap_text(text, width)
     if stream.isatty():
         from rich.console import Console
 
@@ -93,27 +117,29 @@ def _show(name: str, layer: str | None, as_json: bool) -> None:
         _emit_json(out)
         return
     data = node_json(kg, node)
-    typer.echo(f"{node.name}  [{node.layer.value} · {node.id}]")
+    lines: list[str] = []
+    lines.append(f"{node.name}  [{node.layer.value} · {node.id}]")
     if node.aliases:
-        typer.echo(f"  aliases: {', '.join(node.aliases)}")
+        lines.append(f"  aliases: {', '.join(node.aliases)}")
     for key, value in data["attributes"].items():
         shown = ", ".join(map(str, value)) if isinstance(value, list) else value
-        typer.echo(f"  {key}: {shown}")
+        lines.append(f"  {key}: {shown}")
     if node.source and node.source in kg.sources:
         src = kg.sources[node.source]
-        typer.echo(f"  attributes from: {src.publisher}: {src.title} ({src.url}) · reviewed {src.reviewed}")
+        lines.append(f"  attributes from: {src.publisher}: {src.title} ({src.url}) · reviewed {src.reviewed}")
     for attr, src_id in node.attribute_sources.items():
         if src_id in kg.sources:
             src = kg.sources[src_id]
-            typer.echo(f"  {attr} from: {src.publisher}: {src.title} ({src.url}) · reviewed {src.reviewed}")
+            lines.append(f"  {attr} from: {src.publisher}: {src.title} ({src.url}) · reviewed {src.reviewed}")
     if facts:
-        typer.echo(f"facts ({len(facts)}):")
+        lines.append(f"facts ({len(facts)}):")
         for cf in facts:
             mark = "✗" if cf.status.value == "unsupported" else ("~" if cf.status.value in ("workaround", "community") else "✓")
-            typer.echo(f"  {mark} {cf.id}: {fact_line(kg, cf)}")
-            typer.echo(f"      {source_citation(kg, cf)}")
+            lines.append(f"  {mark} {cf.id}: {fact_line(kg, cf)}")
+            lines.append(f"      {source_citation(kg, cf)}")
             if cf.fact.caveat:
-                typer.echo(f"      caveat: {cf.fact.caveat}")
+                lines.append(f"      caveat: {cf.fact.caveat}")
+    _emit_text("\n".join(lines))
 
 
 def _layer(text: str) -> Layer:
@@ -185,15 +211,30 @@ def sources(as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
     if as_json:
         _emit_json(rows)
         return
+    lines: list[str] = []
     for r in rows:
-        typer.echo(f"{r['id']}  ({r['publisher']}, {r['facts']} facts)")
-        typer.echo(f"  {r['title']} · {r['version']}")
-        typer.echo(f"  {r['url']}")
-        typer.echo(f"  reviewed {r['reviewed']} ({r['age_days']} days ago)")
+        lines.append(f"{r['id']}  ({r['publisher']}, {r['facts']} facts)")
+        lines.append(f"  {r['title']} · {r['version']}")
+        lines.append(f"  {r['url']}")
+        lines.append(f"  reviewed {r['reviewed']} ({r['age_days']} days ago)")
+    _emit_text("\n".join(lines))
 
 
-def _run_statement(text: str, as_json: bool) -> None:
+_ALL_HELP = "Show long lists whole instead of shortened with a count."
+SHORTENED_NOTE = "(long lists are shortened: --all shows every entry)"
+
+
+def _run_statement(text: str, as_json: bool, show_all: bool = False) -> None:
     """Parse, plan and run one statement; print its answer."""
+    from gpulane.cli import render
+
+    render.show_all(show_all)
+    _answer_statement(text, as_json)
+    if render.shortened() and not as_json:
+        _emit_text(SHORTENED_NOTE)
+
+
+def _answer_statement(text: str, as_json: bool) -> None:
     from gpulane.cli import render
     from gpulane.queries import run
 
@@ -247,16 +288,18 @@ _STATEMENT_HELP = ("The rest of the statement, best in single quotes: 'gpu where
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def find(words: list[str] = typer.Argument(..., help=_STATEMENT_HELP),
-         as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
+         as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+         show_all: bool = typer.Option(False, "--all", help=_ALL_HELP)):
     """Which values of a layer have a complete supported path (one witness each)."""
-    _run_statement("find " + _statement_text(words), as_json)
+    _run_statement("find " + _statement_text(words), as_json, show_all)
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def paths(words: list[str] = typer.Argument(None, help="where ... [order by LAYER] [limit N]"),
-          as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
+          as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+          show_all: bool = typer.Option(False, "--all", help=_ALL_HELP)):
     """List complete supported paths."""
-    _run_statement("paths " + _statement_text(words), as_json)
+    _run_statement("paths " + _statement_text(words), as_json, show_all)
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
@@ -264,7 +307,8 @@ def explain(words: list[str] = typer.Argument(None, help='gpu = "RX 6700 XT", os
             plan_file: Optional[Path] = typer.Option(None, "--plan", help="Read the configuration from YAML/JSON."),
             error: Optional[str] = typer.Option(None, "--error", help="An error message to diagnose."),
             probe: bool = typer.Option(False, "--probe", help="With --error: use this machine's configuration."),
-            as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
+            as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+            show_all: bool = typer.Option(False, "--all", help=_ALL_HELP)):
     """Does a configuration work? If not, which edge breaks, and why. With --error, which edge an error implicates."""
     if error is not None:
         from gpulane.cli.probe_commands import explain_error
@@ -272,23 +316,25 @@ def explain(words: list[str] = typer.Argument(None, help='gpu = "RX 6700 XT", os
         config = _config_text(words, plan_file) if (words or plan_file) else None
         explain_error(error, config, as_json, probe=probe)
         return
-    _run_statement("explain " + _config_text(words, plan_file), as_json)
+    _run_statement("explain " + _config_text(words, plan_file), as_json, show_all)
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def why(words: list[str] = typer.Argument(None, help='gpu = "RX 6700 XT", os = "Ubuntu 22.04", ...'),
         plan_file: Optional[Path] = typer.Option(None, "--plan", help="Read the configuration from YAML/JSON."),
-        as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
+        as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+        show_all: bool = typer.Option(False, "--all", help=_ALL_HELP)):
     """The same as explain: why does (or doesn't) this configuration work?"""
-    _run_statement("why " + _config_text(words, plan_file), as_json)
+    _run_statement("why " + _config_text(words, plan_file), as_json, show_all)
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def fix(words: list[str] = typer.Argument(None, help='gpu = "RX 7900 XTX", os = "Windows 11", app = vLLM [keep gpu]'),
         plan_file: Optional[Path] = typer.Option(None, "--plan", help="Read the configuration from YAML/JSON."),
-        as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
+        as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+        show_all: bool = typer.Option(False, "--all", help=_ALL_HELP)):
     """The smallest verified changes that make a blocked plan work."""
-    _run_statement("fix " + _config_text(words, plan_file), as_json)
+    _run_statement("fix " + _config_text(words, plan_file), as_json, show_all)
 
 
 @app.command()
@@ -316,7 +362,8 @@ def record(words: list[str] = typer.Argument(None, help='gpu = "RX 7900 XTX", os
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def query(words: list[str] = typer.Argument(..., help="Any statement: find, paths, explain, fix, show, list."),
           as_json: bool = typer.Option(False, "--json", help="Print JSON."),
-          sparql: bool = typer.Option(False, "--sparql", help="Print the SPARQL SELECT that answers a find statement.")):
+          sparql: bool = typer.Option(False, "--sparql", help="Print the SPARQL SELECT that answers a find statement."),
+          show_all: bool = typer.Option(False, "--all", help=_ALL_HELP)):
     """Run any statement of the query language (or, with --sparql, translate a find statement)."""
     statement = _statement_text(words)
     if sparql:
@@ -324,7 +371,7 @@ def query(words: list[str] = typer.Argument(..., help="Any statement: find, path
 
         sparql_command(statement)
         return
-    _run_statement(statement, as_json)
+    _run_statement(statement, as_json, show_all)
 
 
 @app.command()

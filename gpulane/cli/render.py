@@ -12,12 +12,37 @@ GROUP_SHOWN = 24
 STATUS_WORDS = {"supported": "supported", "workaround": "supported via workaround",
                 "community": "supported on community evidence", "builds_only": "builds for, not stated supported",
                 "unknown": "unknown", "not_supported": "not supported"}
+GROUPS_SHOWN = 12  # answer groups of a find statement before "… and N more groups"
+
+# Whether long lists are shortened (the default) or shown whole (`--all`); and whether the
+# last rendering shortened anything, so the command line can say how to see the rest.
+_LISTS = {"all": False, "shortened": False}
+
+
+def show_all(value: bool) -> None:
+    """Show every entry of long lists (True) or shorten them with a count (False)."""
+    _LISTS["all"] = value
+    _LISTS["shortened"] = False
+
+
+def shortened() -> bool:
+    """Whether anything rendered since `show_all` was last called was shortened."""
+    return _LISTS["shortened"]
+
+
+def limit(n: int | None, total: int) -> int:
+    """How many of ``total`` entries to show when ``n`` is the usual limit."""
+    if n is None or _LISTS["all"] or total <= n:
+        return total
+    _LISTS["shortened"] = True
+    return n
 
 
 def compact_names(names: list[str], shown: int = GROUP_SHOWN) -> str:
     """'ROCm 7.2.0 | 7.1.1 | 7.1.0': words all names start with are written once."""
     if not names:
         return ""
+    shown = limit(shown, len(names))
     split = [n.split(" ") for n in names]
     common = 0
     while all(len(w) > common + 1 for w in split) and len({tuple(w[:common + 1]) for w in split}) == 1:
@@ -69,7 +94,8 @@ def find_text(kg: KnowledgeGraph, result: FindResult) -> str:
              f" ({len(groups)} group{'s' if len(groups) != 1 else ''} with the same path):"]
     skip = tuple(l.value for l in result.project)
     caveat_ids: dict[str, int] = {}
-    for combos, path in groups:
+    shown_groups = limit(GROUPS_SHOWN, len(groups))
+    for combos, path in groups[:shown_groups]:
         names = [" + ".join(kg.nodes[c].name for c in combo) for combo in combos]
         lines.append(f"  {compact_names(names)}  [{STATUS_WORDS[path.status]}]")
         lines.append(f"      via {path_line(kg, path, skip)}")
@@ -80,6 +106,9 @@ def find_text(kg: KnowledgeGraph, result: FindResult) -> str:
         refs = sorted({caveat_ids[c] for e in path.edges for c in e.caveats})
         if refs:
             lines.append("      caveats: " + ", ".join(f"[{r}]" for r in refs))
+    if shown_groups < len(groups):
+        rest = sum(len(combos) for combos, _ in groups[shown_groups:])
+        lines.append(f"  … and {len(groups) - shown_groups} more groups ({rest} answers)")
     for text, number in caveat_ids.items():
         lines.append(f"[{number}] {text}")
     if result.truncated:

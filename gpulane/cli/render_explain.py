@@ -113,6 +113,7 @@ def explain_text(kg: KnowledgeGraph, answer: ExplainAnswer) -> str:
     lines = [f"{_VERDICT[answer.status]}: {_headline(kg, answer)}"]
     path = answer.path
     broken = {(b.edge.upper, b.edge.lower): b for b in answer.breaks}
+    shown_caveats: set[str] = set()  # each caveat is printed once, where it first applies
     if path is not None:
         chosen = set(answer.plan.labels)
         for e in sorted(path.edges, key=lambda e: (LAYER_ORDER.index(e.upper), LAYER_ORDER.index(e.lower))):
@@ -123,13 +124,18 @@ def explain_text(kg: KnowledgeGraph, answer: ExplainAnswer) -> str:
             if e.verdict == "ok":
                 ids = ", ".join(cf.id for cf in e.facts[:2]) + (f" (+{len(e.facts) - 2})" if len(e.facts) > 2 else "")
                 lines.append(_pad(label, f"✓ {ids}"))
-                for c in e.caveats[:1]:
+                for c in [c for c in e.caveats if c not in shown_caveats][:1]:
+                    shown_caveats.add(c)
                     lines.append(f"      caveat: {c}")
                 continue
             assert b is not None
             lines.append(_pad(label, f"{_MARK[e.verdict]} {break_reason(kg, e, b.facts, b.kind)}"))
             if b.candidates:
-                lines.append(f"      (so for every one of {', '.join(_name(kg, c) for c in b.candidates)})")
+                from gpulane.cli.render import limit
+
+                n = limit(8, len(b.candidates))
+                more = f" and {len(b.candidates) - n} more" if n < len(b.candidates) else ""
+                lines.append(f"      (so for every one of {', '.join(_name(kg, c) for c in b.candidates[:n])}{more})")
             for cite, url, ids in _grouped_citations(kg, b.facts)[:2]:
                 if b.kind == "not_listed" and len(ids) > 1:
                     head = f"a list of {len(ids)} entries ({ids[0]}, …)"
@@ -156,7 +162,8 @@ def explain_text(kg: KnowledgeGraph, answer: ExplainAnswer) -> str:
         used = " (used above)" if answer.path is not None and t.path is answer.path else ""
         lines.append(f"  backend {_name(kg, t.node)}{used}: {word}{why}")
     if answer.verdict in ("supported", "builds_only"):
-        for fid, text in answer.caveats[:4]:
+        for fid, text in [(fid, text) for fid, text in answer.caveats if text not in shown_caveats][:4]:
+            shown_caveats.add(text)
             lines.append(f"  caveat ({fid}): {text}")
     if answer.conflict:
         words = " and ".join(f"{l.value} = {answer.plan.labels.get(l, '?')}" for l in answer.conflict.choices)
