@@ -220,3 +220,18 @@ def test_an_ambiguous_gpu_name_lists_its_readings(shipped):
 def test_names_that_say_which_still_resolve(shipped, name, node_id):
     plan = run.compile_query(shipped, f'find app where gpu = "{name}"')
     assert plan.problem.pins[Layer.gpu] == frozenset([node_id])
+
+
+def test_the_documented_plan_examples_read_as_the_documented_configuration(tmp_path):
+    import re
+
+    from gpulane.queries.planfile import read_plan_file
+    from tests.conftest import TESTS
+
+    doc = (TESTS.parent / "docs" / "plan-files.md").read_text()
+    expected = re.search(r"Both read as the configuration\n`(.*?)`", doc, flags=re.S).group(1).replace("\n", " ")
+    for lang in ("yaml", "json"):
+        block = re.search(rf"```{lang}\n(.*?)```", doc, flags=re.S).group(1)
+        path = tmp_path / f"plan.{lang}"
+        path.write_text(block)
+        assert read_plan_file(path) == expected

@@ -220,6 +220,8 @@ def sources(as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
     _emit_text("\n".join(lines))
 
 
+_PLAN_HELP = ("Read the configuration from a YAML or JSON plan file: one key per layer (gpu: RX 7900 XTX, "
+              "os: Ubuntu 24.04, app: vLLM), plus keep and allow lists; see docs/plan-files.md.")
 _ALL_HELP = "Show long lists whole instead of shortened with a count."
 SHORTENED_NOTE = "(long lists are shortened: --all shows every entry)"
 
@@ -304,7 +306,7 @@ def paths(words: list[str] = typer.Argument(None, help="where ... [order by LAYE
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def explain(words: list[str] = typer.Argument(None, help='gpu = "RX 6700 XT", os = "Ubuntu 22.04", ...'),
-            plan_file: Optional[Path] = typer.Option(None, "--plan", help="Read the configuration from YAML/JSON."),
+            plan_file: Optional[Path] = typer.Option(None, "--plan", help=_PLAN_HELP),
             error: Optional[str] = typer.Option(None, "--error", help="An error message to diagnose."),
             probe: bool = typer.Option(False, "--probe", help="With --error: use this machine's configuration."),
             as_json: bool = typer.Option(False, "--json", help="Print JSON."),
@@ -321,7 +323,7 @@ def explain(words: list[str] = typer.Argument(None, help='gpu = "RX 6700 XT", os
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def why(words: list[str] = typer.Argument(None, help='gpu = "RX 6700 XT", os = "Ubuntu 22.04", ...'),
-        plan_file: Optional[Path] = typer.Option(None, "--plan", help="Read the configuration from YAML/JSON."),
+        plan_file: Optional[Path] = typer.Option(None, "--plan", help=_PLAN_HELP),
         as_json: bool = typer.Option(False, "--json", help="Print JSON."),
         show_all: bool = typer.Option(False, "--all", help=_ALL_HELP)):
     """The same as explain: why does (or doesn't) this configuration work?"""
@@ -330,7 +332,7 @@ def why(words: list[str] = typer.Argument(None, help='gpu = "RX 6700 XT", os = "
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def fix(words: list[str] = typer.Argument(None, help='gpu = "RX 7900 XTX", os = "Windows 11", app = vLLM [keep gpu]'),
-        plan_file: Optional[Path] = typer.Option(None, "--plan", help="Read the configuration from YAML/JSON."),
+        plan_file: Optional[Path] = typer.Option(None, "--plan", help=_PLAN_HELP),
         as_json: bool = typer.Option(False, "--json", help="Print JSON."),
         show_all: bool = typer.Option(False, "--all", help=_ALL_HELP)):
     """The smallest verified changes that make a blocked plan work."""
@@ -347,7 +349,7 @@ def probe(as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def record(words: list[str] = typer.Argument(None, help='gpu = "RX 7900 XTX", os = "Ubuntu 24.04", app = vLLM'),
-           plan_file: Optional[Path] = typer.Option(None, "--plan", help="Read the configuration from YAML/JSON."),
+           plan_file: Optional[Path] = typer.Option(None, "--plan", help=_PLAN_HELP),
            fmt: str = typer.Option("markdown", "--format", help="markdown, json or mermaid."),
            model: Optional[str] = typer.Option(None, "--model", help="The model and its format, as you state it."),
            quantization: Optional[str] = typer.Option(None, "--quantization", help="The quantization you plan."),
@@ -510,6 +512,8 @@ def main() -> None:
         sys.exit(2)
     except QueryError as exc:
         _emit_text(exc.render(), err=True)
+        if "--json" in sys.argv[1:]:
+            _emit_json(exc.to_json())  # scripts read the error as data too (output.schema.json: error)
         sys.exit(2)
     except GpulaneError as exc:
         from gpulane.textsafe import visible
