@@ -235,3 +235,16 @@ def test_the_documented_plan_examples_read_as_the_documented_configuration(tmp_p
         path = tmp_path / f"plan.{lang}"
         path.write_text(block)
         assert read_plan_file(path) == expected
+
+
+def test_the_command_line_imports_without_the_model():
+    """`gpulane --help` and the import itself stay light: the model (pydantic) loads on first use."""
+    import subprocess
+    import sys
+
+    from gpulane.model import LAYER_NAMES
+
+    assert cli_app.LAYER_WORDS == tuple(LAYER_NAMES)
+    code = "import sys, gpulane.cli.app; print(sorted(m for m in ('pydantic', 'gpulane.model', 'lark') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip() == "[]", out.stderr

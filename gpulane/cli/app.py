@@ -5,12 +5,18 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
 from gpulane.errors import GpulaneError, KBLoadError, QueryError
-from gpulane.model import LAYER_NAMES, Layer
+
+if TYPE_CHECKING:
+    from gpulane.model import Layer
+
+# The layer names, spelled here so that importing the command line does not import the model
+# (pydantic): `--help` and typing mistakes answer fast. A test keeps it equal to model.LAYER_NAMES.
+LAYER_WORDS = ("gpu", "arch", "os", "driver", "toolkit", "framework", "app")
 
 _QUOTING = ("Put a statement in single quotes, names with spaces in double quotes inside: "
             "gpulane find 'gpu where vram >= 24 and app = vLLM and os = \"Ubuntu 24.04\"'. "
@@ -143,13 +149,15 @@ def _show(name: str, layer: str | None, as_json: bool) -> None:
 
 
 def _layer(text: str) -> Layer:
+    from gpulane.model import Layer
+
     try:
         return Layer(text.lower())
     except ValueError:
         import difflib
 
-        close = difflib.get_close_matches(text.lower(), LAYER_NAMES, n=1)
-        hint = f"did you mean '{close[0]}'?" if close else f"layers are {', '.join(LAYER_NAMES)}"
+        close = difflib.get_close_matches(text.lower(), LAYER_WORDS, n=1)
+        hint = f"did you mean '{close[0]}'?" if close else f"layers are {', '.join(LAYER_WORDS)}"
         raise QueryError(f"unknown layer '{text}'", hint=hint, code="unknown_layer") from None
 
 
@@ -280,7 +288,7 @@ def _answer_statement(text: str, as_json: bool) -> None:
 
 
 def _list_plan(kg, plan, layer: str, as_json: bool) -> None:
-    lyr = Layer(layer)
+    lyr = _layer(layer)
     _print_nodes(kg, plan.problem.pins.get(lyr, frozenset(kg.by_layer[lyr])), lyr, as_json)
 
 
@@ -387,7 +395,7 @@ def export(fmt: str = typer.Option("turtle", "--format", help="turtle, jsonld or
 
 # Words that start a clause or name a layer: a shell word beginning with one is a piece of
 # the statement ('gpu where vendor = AMD'), not one name with spaces ('RX 7900 XTX').
-_CLAUSE_WORDS = frozenset(LAYER_NAMES) | {"where", "and", "limit", "order", "allow", "keep", "find", "paths",
+_CLAUSE_WORDS = frozenset(LAYER_WORDS) | {"where", "and", "limit", "order", "allow", "keep", "find", "paths",
                                           "explain", "fix", "why", "show", "list"}
 _OPERATOR_CHARS = frozenset('=<>{}"\'')
 

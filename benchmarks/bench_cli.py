@@ -1,0 +1,70 @@
+"""Benchmark: how long the command line takes, cold and warm, beside Python's own start.
+
+    python benchmarks/bench_cli.py [--repeat 5]
+
+Measured in one run, as subprocesses, on the shipped knowledge base:
+
+- `python -c pass` and `python -c "import gpulane.cli.app"`: the floor any command pays;
+- each of find, explain and fix **cold** (an empty cache folder: the first run after an
+  install compiles the knowledge base) and **warm** (the cache filled by the cold run).
+
+Warm times are the median and the best of --repeat runs; cold times are one run each,
+since only the first run in a folder is cold. The cache folder is a fresh temporary one,
+so nothing the user has cached is touched or used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+COMMANDS = {
+    "find": ["find", "gpu where vendor = AMD and app = vLLM and os = \"Ubuntu 24.04\""],
+    "explain": ["explain", 'gpu = "GTX 1050", os = "Ubuntu 24.04", framework = "torch 2.8.0+cu128"'],
+    "fix": ["fix", 'gpu = "RX 7900 XTX", os = "Windows 11", app = vLLM keep gpu'],
+}
+
+
+def timed(argv: list[str], env: dict) -> float:
+    """Wall time of one subprocess, which must succeed."""
+    start = time.perf_counter()
+    done = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} failed ({done.returncode}): {done.stderr.strip()[:400]}")
+    return elapsed
+
+
+def row(label: str, times: list[float]) -> str:
+    if len(times) == 1:
+        return f"{label:<44} {times[0]:7.3f} s"
+    return f"{label:<44} {statistics.median(times):7.3f} s median  {min(times):7.3f} s best  ({len(times)} runs)"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5, help="warm runs per command (default 5)")
+    args = parser.parse_args()
+    base_env = {k: v for k, v in os.environ.items() if k not in ("GPULANE_DATA", "GPULANE_CACHE_DIR")}
+    python = sys.executable
+    gpulane = [python, "-m", "gpulane"]
+    print(f"python {sys.version.split()[0]} · {os.cpu_count()} CPUs · {args.repeat} warm runs each")
+    print(row("python -c pass", [timed([python, "-c", "pass"], base_env) for _ in range(args.repeat)]))
+    print(row('python -c "import gpulane.cli.app"',
+              [timed([python, "-c", "import gpulane.cli.app"], base_env) for _ in range(args.repeat)]))
+    for name, argv in COMMANDS.items():
+        with tempfile.TemporaryDirectory(prefix="gpulane-bench-cache-") as cache:
+            env = {**base_env, "GPULANE_CACHE_DIR": cache}
+            cold = timed([*gpulane, *argv], env)
+            warm = [timed([*gpulane, *argv], env) for _ in range(args.repeat)]
+        print(row(f"gpulane {name} (cold: empty cache)", [cold]))
+        print(row(f"gpulane {name} (warm)", warm))
+
+
+if __name__ == "__main__":
+    main()
