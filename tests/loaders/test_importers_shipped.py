@@ -173,7 +173,8 @@ def test_matrix_footnotes_in_real_data(kb):
     stop = f["rocm-7.0.2-framework-tensorflow-2.17.1-not-on-mi350x-mi355x"]
     assert stop.status is Status.unsupported and stop.when[Layer.gpu].ids == ["instinct-mi350x", "instinct-mi355x"]
     assert "rocm-7.0.0-app-llama.cpp" in f and "rocm-7.0.1-app-llama.cpp" not in f
-    assert "rocm-7.0.0-app-dgl" in f and "rocm-7.0.1-app-dgl" not in f
+    # Rows for what the knowledge base has no nodes for (DGL, JAX versions, ...) emit no facts.
+    assert not [i for i in f if "-app-dgl" in i or "-framework-jax" in i or "-framework-onnxruntime" in i]
     assert f["rocm-7.2.0-driver-amdgpu"].object.version.startswith("==30.30.0 || ")
     assert f["rocm-6.0.0-driver-amdgpu"].object.version.endswith("==5.6.*")
 

@@ -11,8 +11,9 @@ We read these row groups and ignore the component-version rows:
 
 * ``Operating systems``: toolkit ``supports`` os, exhaustive per release;
 * ``GPU / LLVM target``: toolkit ``supports`` arch, exhaustive per release;
-* ``FRAMEWORK SUPPORT``: toolkit ``supports`` a framework (PyTorch, TensorFlow,
-  JAX, ONNX Runtime) or app (verl, DGL, llama.cpp, ...) chosen by a selector;
+* ``FRAMEWORK SUPPORT``: toolkit ``supports`` a framework (PyTorch, TensorFlow) or app
+  (llama.cpp) chosen by a selector; rows for what the knowledge base has no nodes for
+  (JAX versions, ONNX Runtime, verl, DGL, ...) are read and checked but emit nothing;
 * ``AMD GPU Driver``: toolkit ``supports`` amdgpu driver versions, exhaustive;
 * ``HIP``: the HIP version, kept in the toolkit node's note.
 
@@ -82,6 +83,11 @@ FRAMEWORK_ROWS = {
     "llama.cpp": (Layer.app, "llama.cpp"),
     "FlashInfer": (Layer.app, "flashinfer"),
 }
+# The rows whose framework or app the knowledge base has nodes for. The other rows (ONNX
+# Runtime, verl, DGL, Ray, ...; JAX, whose nodes are the jax[cuda12]/[rocm7] plugins, not the
+# versions this matrix names) are still read and checked, but emit no facts: a fact whose
+# object selects no node would be dead weight that `kb check` rightly flags.
+MODELLED_ROWS = frozenset({"PyTorch", "TensorFlow", "llama.cpp"})
 FRAMEWORK_SECTION = "FRAMEWORK SUPPORT"
 
 
@@ -319,7 +325,9 @@ def parse(path: Path) -> KBFile:
                         raise ImportFormatError(path, lineno, f"column {col.header!r}: {cell} listed twice")
                     targets[release].append(cell)
         elif label in FRAMEWORK_ROWS and section == FRAMEWORK_SECTION:
-            facts.extend(_framework_facts(path, lineno, label, label_notes, columns, cells))
+            row_facts = _framework_facts(path, lineno, label, label_notes, columns, cells)
+            if label in MODELLED_ROWS:
+                facts.extend(row_facts)
         elif label == DRIVER_LABEL:
             seen_driver = True
             facts.extend(_driver_facts(path, lineno, columns, cells, driver_notes))
