@@ -99,3 +99,44 @@ def test_long_lists_are_shortened_with_a_count_and_all_shows_them(shipped, monke
     assert "more groups" in short and cli_app.SHORTENED_NOTE in short
     assert "more groups" not in whole and cli_app.SHORTENED_NOTE not in whole
     assert len(whole) > len(short)
+
+
+# -- progress (item 10) ------------------------------------------------------------------------------
+
+def test_progress_shows_a_spinner_on_a_terminal_for_a_slow_step():
+    import io
+    import time
+
+    from rich.console import Console
+
+    from gpulane.cli.progress import progress
+
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=80)
+    with progress("compiling the knowledge base…", console=console, delay=0.01):
+        time.sleep(0.3)
+    assert "compiling the knowledge base" in out.getvalue()
+
+
+def test_progress_stays_silent_for_a_fast_step_and_off_a_terminal(capsys):
+    import io
+
+    from rich.console import Console
+
+    from gpulane.cli.progress import progress
+
+    out = io.StringIO()
+    with progress("fast", console=Console(file=out, force_terminal=True), delay=5):
+        pass
+    assert out.getvalue() == ""
+    with progress("in a pipe"):  # pytest's stderr is not a terminal: nothing at all
+        pass
+    assert capsys.readouterr().err == ""
+
+
+def test_json_and_pipes_get_no_progress(shipped, monkeypatch):
+    monkeypatch.setattr(cli_app, "_graph", lambda: shipped)
+    result = CliRunner().invoke(cli_app.app, ["fix", 'gpu = "RX 7900 XTX", os = "Windows 11", app = vLLM', "--json"])
+    assert result.exit_code == 0
+    json_text = result.stdout
+    assert json_text.lstrip().startswith("{") and "searching" not in result.output

@@ -53,8 +53,11 @@ def _width(stream) -> int | None:
 
 def _graph():
     from gpulane.api import load_graph
+    from gpulane.cli.progress import progress
 
-    return load_graph(_state["data"])
+    # A warm cache loads in a fraction of a second (no spinner); a cold one compiles the files.
+    with progress("loading the knowledge base (compiled once after an install or a data change)…"):
+        return load_graph(_state["data"])
 
 
 def _emit_text(text: str, err: bool = False) -> None:
@@ -278,7 +281,10 @@ def _answer_statement(text: str, as_json: bool) -> None:
         from gpulane.queries import fix as fix_mod
         from gpulane.cli import render_explain
 
-        answer = fix_mod.fix(kg, plan)
+        from gpulane.cli.progress import progress
+
+        with progress("searching for the smallest verified changes…"):
+            answer = fix_mod.fix(kg, plan)
         _emit_json(render_explain.fix_json(kg, answer)) if as_json else _emit_text(render_explain.fix_text(kg, answer))
     elif verb == "show":
         _show(plan.statement.subject.text, None, as_json)
@@ -443,7 +449,10 @@ def kb_check(as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
     from gpulane.api import build_graph
     from gpulane.graph.check import check_graph
 
-    kg = build_graph(_state["data"], strict=False)
+    from gpulane.cli.progress import progress
+
+    with progress("loading and checking the knowledge base…"):
+        kg = build_graph(_state["data"], strict=False)
     problems = check_graph(kg)
     errors = [p for p in problems if p.severity == "error"]
     if as_json:
@@ -493,8 +502,11 @@ def kb_import(kind: str = typer.Argument(..., help="rocm-matrix, rocm-gpu-specs,
         raise QueryError(f"unknown import kind '{kind}'",
                          hint=(f"did you mean '{close[0]}'?" if close else
                                "kinds: " + ", ".join(sorted(IMPORTERS) + ["rdf"])), code="unknown_kind")
-    plan, written = run_import(kind, file, Path(_state["data"]) if _state["data"] else default_data_dir(),
-                               dry_run=dry_run)
+    from gpulane.cli.progress import progress
+
+    with progress(f"importing {file} ({kind}): parsing, checking the resulting knowledge base…"):
+        plan, written = run_import(kind, file, Path(_state["data"]) if _state["data"] else default_data_dir(),
+                                   dry_run=dry_run)
     typer.echo(plan.summary())
     if dry_run:
         typer.echo("(dry run: nothing written)")
