@@ -8,6 +8,9 @@ Measured in one run, as subprocesses, on the shipped knowledge base:
 - each of find, explain and fix **cold** (an empty cache folder: the first run after an
   install compiles the knowledge base) and **warm** (the cache filled by the cold run).
 
+- find alternating between two knowledge-base folders (two copies of the shipped data),
+  each warmed once first: both should stay warm, since the cache keeps an entry per folder.
+
 Warm times are the median and the best of --repeat runs; cold times are one run each,
 since only the first run in a folder is cold. The cache folder is a fresh temporary one,
 so nothing the user has cached is touched or used.
@@ -64,6 +67,27 @@ def main() -> None:
             warm = [timed([*gpulane, *argv], env) for _ in range(args.repeat)]
         print(row(f"gpulane {name} (cold: empty cache)", [cold]))
         print(row(f"gpulane {name} (warm)", warm))
+    print(row("gpulane find, two data folders alternating", alternating(gpulane, base_env, args.repeat)))
+
+
+def alternating(gpulane: list[str], env: dict, repeat: int) -> list[float]:
+    """Warm find times while two knowledge-base folders take turns."""
+    import shutil
+    from pathlib import Path
+
+    from gpulane.loaders.kbfiles import default_data_dir
+
+    with tempfile.TemporaryDirectory(prefix="gpulane-bench-") as tmp:
+        folders = []
+        for name in ("a", "b"):
+            folder = Path(tmp) / name
+            shutil.copytree(default_data_dir(), folder)
+            folders.append(folder)
+        env = {**env, "GPULANE_CACHE_DIR": str(Path(tmp) / "cache")}
+        argv = COMMANDS["find"]
+        for folder in folders:  # the cold run of each folder
+            timed([*gpulane, "--data", str(folder), *argv], env)
+        return [timed([*gpulane, "--data", str(folders[i % 2]), *argv], env) for i in range(2 * repeat)]
 
 
 if __name__ == "__main__":
