@@ -106,7 +106,8 @@ def _resolve_one(kg, name: str, layer: Layer | None = None) -> str:
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-def show(name: list[str] = typer.Argument(..., help="A node's name or alias: '7900 XTX', 'w7900', 'gfx1100', 'CUDA 12.4.1'."),
+def show(name: list[str] = typer.Argument(..., help="A node's name or alias: '7900 XTX', 'w7900', 'gfx1100', 'CUDA 12.4.1'.",
+                                         metavar="NAME", show_default=False),
          layer: Optional[str] = typer.Option(None, "--layer", help="Look only in this layer."),
          as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
     """A node, its attributes, its facts and their sources."""
@@ -166,7 +167,8 @@ def _layer(text: str) -> Layer:
 
 @app.command("list", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def list_nodes(words: list[str] = typer.Argument(..., help="A layer (gpu, arch, os, driver, toolkit, framework, app), "
-                                                      "optionally followed by: where vendor = nvidia ..."),
+                                                      "optionally followed by: where vendor = nvidia ...",
+                                                 metavar="LAYER [where ...]", show_default=False),
                vendor: Optional[str] = typer.Option(None, "--vendor", help="amd or nvidia."),
                family: Optional[str] = typer.Option(None, "--family", help="RDNA3, Ampere, cuda, torch, ..."),
                as_json: bool = typer.Option(False, "--json", help="Print a JSON list of nodes.")):
@@ -303,7 +305,7 @@ _STATEMENT_HELP = ("The rest of the statement, best in single quotes: 'gpu where
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-def find(words: list[str] = typer.Argument(..., help=_STATEMENT_HELP),
+def find(words: list[str] = typer.Argument(..., help=_STATEMENT_HELP, metavar="LAYER where ...", show_default=False),
          as_json: bool = typer.Option(False, "--json", help="Print JSON."),
          show_all: bool = typer.Option(False, "--all", help=_ALL_HELP)):
     """Which values of a layer have a complete supported path (one witness each)."""
@@ -311,7 +313,7 @@ def find(words: list[str] = typer.Argument(..., help=_STATEMENT_HELP),
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-def paths(words: list[str] = typer.Argument(None, help="where ... [order by LAYER] [limit N]"),
+def paths(words: list[str] = typer.Argument(None, help="where ... [order by LAYER] [limit N]", metavar="where ...", show_default=False),
           as_json: bool = typer.Option(False, "--json", help="Print JSON."),
           show_all: bool = typer.Option(False, "--all", help=_ALL_HELP)):
     """List complete supported paths."""
@@ -376,7 +378,7 @@ def record(words: list[str] = typer.Argument(None, help='gpu = "RX 7900 XTX", os
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-def query(words: list[str] = typer.Argument(..., help="Any statement: find, paths, explain, fix, show, list."),
+def query(words: list[str] = typer.Argument(..., help="Any statement: find, paths, explain, fix, show, list.", metavar="STATEMENT", show_default=False),
           as_json: bool = typer.Option(False, "--json", help="Print JSON."),
           sparql: bool = typer.Option(False, "--sparql", help="Print the SPARQL SELECT that answers a find statement."),
           show_all: bool = typer.Option(False, "--all", help=_ALL_HELP)):
