@@ -201,6 +201,7 @@ def _drivers_json(kg: KnowledgeGraph, result: FindResult) -> dict:
         entry["driver"] = {"platform": d.platform, "gpu_vendor": d.vendor,
                            "range": d.path.driver_range.describe() if d.stated else None,
                            "facts": [cf.id for cf in d.path.driver_facts]}
+        entry["status"] = d.path.status
         entry["path"] = hop_list(kg, d.path)
         answers.append(entry)
     out = {"statement": "find", "project": [l.value for l in result.project], "answers": answers}
