@@ -260,6 +260,101 @@ class Fact(BaseModel):
         return self.exhaustive or self.relation in ALWAYS_EXHAUSTIVE
 
 
+def _selectors_named_by_key(value: object, field: str) -> object:
+    """`{os: {platform: linux}}` names each selector's layer by its key."""
+    if isinstance(value, dict) and isinstance(value.get(field), dict):
+        named = {}
+        for key, sel in value[field].items():
+            if isinstance(sel, dict) and "layer" not in sel:
+                sel = {**sel, "layer": key}
+            named[key] = sel
+        value = {**value, field: named}
+    return value
+
+
+# The layers a set-up step can put in place, in the order a machine gets them.
+SETUP_LAYERS: tuple[Layer, ...] = (Layer.driver, Layer.toolkit, Layer.framework, Layer.app)
+
+
+class StepCheck(BaseModel):
+    """A read-only probe that tells whether a step is already satisfied on this machine.
+
+    ``probe`` names what to read: ``nvidia-smi`` or ``rocminfo`` (a GPU driver answers),
+    ``python`` (``module`` imports in an isolated interpreter; with ``version``, its
+    ``__version__`` must equal it) or ``command`` (``program`` is on PATH).
+    """
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    probe: Literal["nvidia-smi", "rocminfo", "python", "command"]
+    module: Optional[str] = None
+    version: Optional[str] = None
+    program: Optional[str] = None
+
+    @model_validator(mode="after")
+    def _needs_its_target(self) -> "StepCheck":
+        if self.probe == "python" and not self.module:
+            raise ValueError("a python check needs 'module'")
+        if self.probe == "command" and not self.program:
+            raise ValueError("a command check needs 'program'")
+        return self
+
+
+class Step(BaseModel):
+    """One cited set-up step: the commands (or the manual action) that put one layer of a path
+    in place, as its source writes them, and the paths it applies to.
+
+    ``applies_to`` selects paths like a fact's ``when``: every selector must hold for the
+    path's node of that layer. ``also_sets_up`` names further layers the same commands
+    install (``sudo apt install amdgpu-dkms rocm`` installs the driver and the toolkit).
+    ``alternative_to`` makes this step another way of doing that step (the uv command
+    beside the pip one). ``method`` separates native installs from container ones.
+    A command may name the path's values as ``{arch.llvm_target}``, ``{framework.local}``
+    (the build label, ``cu128``) or ``{framework.public}`` (``2.8.0``), only where the
+    source documents that part of the command as the user's choice.
+    """
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    id: str
+    layer: Layer
+    applies_to: dict[Layer, Selector] = {}
+    method: Literal["native", "container", "any"] = "native"
+    order: int = 0
+    tool: Optional[str] = None
+    command: Optional[str] = None
+    instruction: Optional[str] = None
+    also_sets_up: list[Layer] = []
+    alternative_to: Optional[str] = None
+    status: Status = Status.supported
+    source: Optional[str] = None
+    section: Optional[str] = None
+    reviewed: Optional[dt.date] = None
+    note: Optional[str] = None
+    caveat: Optional[str] = None
+    check: Optional[StepCheck] = None
+    # shellcheck codes that a command, printed as its source writes it, trips ("SC2086").
+    shellcheck_disable: list[str] = []
+
+    @model_validator(mode="before")
+    @classmethod
+    def _applies_to_layers_from_keys(cls, value: object) -> object:
+        return _selectors_named_by_key(value, "applies_to")
+
+    @model_validator(mode="after")
+    def _says_what_to_do(self) -> "Step":
+        if not (self.command or self.instruction):
+            raise ValueError("a step needs 'command' or 'instruction'")
+        if self.layer not in SETUP_LAYERS:
+            raise ValueError("a step sets up a driver, toolkit, framework or app")
+        if self.status is Status.unsupported:
+            raise ValueError("a step cannot be 'unsupported'")
+        if Layer.driver in self.applies_to:
+            # A path's driver is a version range, not a node: select by the toolkit, OS or GPU.
+            raise ValueError("applies_to cannot select the driver layer; select by toolkit, os or gpu")
+        return self
+
+
 class KBFile(BaseModel):
     """The content of one knowledge-base file."""
 
@@ -268,3 +363,4 @@ class KBFile(BaseModel):
     sources: list[Source] = Field(default_factory=list)
     nodes: list[Node] = Field(default_factory=list)
     facts: list[Fact] = Field(default_factory=list)
+    steps: list[Step] = Field(default_factory=list)

@@ -293,6 +293,10 @@ def _answer_statement(text: str, as_json: bool) -> None:
     elif verb == "list":
         layer = plan.project[0].value if plan.project else "gpu"
         _list_plan(kg, plan, layer, as_json)
+    elif verb == "setup":
+        from gpulane.cli.setup_commands import setup_statement
+
+        setup_statement(text, "json" if as_json else "markdown")
 
 
 def _list_plan(kg, plan, layer: str, as_json: bool) -> None:
@@ -519,6 +523,10 @@ def kb_import(kind: str = typer.Argument(..., help="rocm-matrix, rocm-gpu-specs,
 from gpulane.cli.web_commands import register as _register_web_commands  # noqa: E402
 
 _register_web_commands(app)  # compare, serve, site
+
+from gpulane.cli.setup_commands import register as _register_setup_commands  # noqa: E402
+
+_register_setup_commands(app)  # setup
 
 
 def main() -> None:

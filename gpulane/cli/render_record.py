@@ -68,11 +68,37 @@ def record_markdown(record: Record) -> str:
     if record.caveats:
         out += ["", "## Caveats", ""]
         out += [f"- {text} ({fid})" for fid, text in record.caveats]
+    out += _setup_section(record)
     out += ["", "## Representative tests", "", "Date tested: ____________", "",
             "| test | result | notes |", "|---|---|---|"]
     out += [f"| {t} | ☐ pass ☐ fail | |" for t in record.checklist]
     out += ["", "## Path", "", "```mermaid", record_mermaid(record), "```", ""]
     return "\n".join(out)
+
+
+def _setup_section(record: Record) -> list[str]:
+    """The set-up steps (commands as their sources write them; printed here, never run)."""
+    out = ["", "## Set-up", ""]
+    if record.setup_path is None:
+        return out + ["No set-up steps: the configuration has no supported path."]
+    out += [f"Steps for the path {record.setup_path}. Commands are as their sources write them; run none "
+            "without reading it.", ""]
+    for n, entry in enumerate(record.setup, 1):
+        also = f" (+ {', '.join(entry.also_sets_up)})" if entry.also_sets_up else ""
+        title = entry.source + (f", {entry.section}" if entry.section else "")
+        link = f"[{title}]({entry.url})" if entry.url else title
+        out.append(f"{n}. **{entry.layer}{also}** — {link} · reviewed {entry.reviewed or 'unknown'}")
+        if entry.command:
+            out += ["", "   ```sh", *[f"   {line}" for line in entry.command.splitlines()], "   ```"]
+        if entry.instruction:
+            out += ["", f"   Manual step: {entry.instruction}"]
+        for alt in entry.alternatives:
+            out += ["", "   Or:", "", "   ```sh", *[f"   {line}" for line in alt.splitlines()], "   ```"]
+        if entry.caveat:
+            out += ["", f"   Caveat: {entry.caveat}"]
+        out.append("")
+    out += [f"- {note}" for note in record.setup_notes]
+    return out
 
 
 def record_json(record: Record) -> dict:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass
 
 from gpulane.graph.compat import build_target_kind
@@ -109,6 +110,8 @@ def check_graph(kg: KnowledgeGraph, today: dt.date | None = None) -> list[Proble
         elif reviewed and (today - reviewed).days > STALE_AFTER_DAYS:
             add("warning", "facts", i, f"{label}: reviewed {reviewed}, {(today - reviewed).days} days ago")
 
+    problems.extend(_step_problems(kg, today))
+
     # Selectors that pick nothing are almost always typos.
     for cf in kg.facts:
         if cf.target.ids is not None and not (cf.target.ids & kg.nodes.keys()) and cf.fact.object.ids is None:
@@ -175,6 +178,52 @@ def _scopes_meet(a, b) -> bool:
         if other is not None and other.ids is not None and c.ids is not None and not (other.ids & c.ids):
             return False
     return True
+
+
+# `{layer.attribute}` in a step's command, and the attributes a command may name.
+STEP_PLACEHOLDER = re.compile(r"(?<!\$)\{(\w+)\.(\w+)\}")
+STEP_PLACEHOLDERS = {("arch", "llvm_target"), ("framework", "local"), ("framework", "public")}
+
+
+def _step_problems(kg: KnowledgeGraph, today: dt.date) -> list[Problem]:
+    """Set-up steps: ids, sources, selectors, alternatives and command placeholders."""
+    kb = kg.kb
+    out: list[Problem] = []
+    ids = {step.id for step in kb.steps}
+    first: dict[str, int] = {}
+    for i, step in enumerate(kb.steps):
+        label = f"step '{step.id}'"
+
+        def add(severity: str, message: str) -> None:
+            out.append(Problem(severity, kb.origin("steps", i), f"{label}: {message}"))
+
+        if step.id in first:
+            add("error", f"duplicate id (first defined at {kb.origin('steps', first[step.id])})")
+        else:
+            first[step.id] = i
+        if not step.source:
+            add("error", "no source")
+        elif step.source not in kg.sources:
+            add("error", f"source '{step.source}' is not defined")
+        else:
+            reviewed = step.reviewed or kg.sources[step.source].reviewed
+            if reviewed is None:
+                add("error", "no review date (neither the step nor its source has one)")
+            elif (today - reviewed).days > STALE_AFTER_DAYS:
+                add("warning", f"reviewed {reviewed}, {(today - reviewed).days} days ago")
+        for layer, sel in step.applies_to.items():
+            for ref in sel.ids or []:
+                if ref not in kg.nodes:
+                    add("error", f"applies_to.{layer.value} '{ref}' is not a node")
+                elif kg.nodes[ref].layer is not layer:
+                    add("error", f"applies_to.{layer.value} '{ref}' is a {kg.nodes[ref].layer.value} node")
+        if step.alternative_to is not None and step.alternative_to not in ids:
+            add("error", f"alternative_to '{step.alternative_to}' is not a step")
+        for match in STEP_PLACEHOLDER.finditer(step.command or ""):
+            if (match.group(1), match.group(2)) not in STEP_PLACEHOLDERS:
+                add("error", f"placeholder '{match.group(0)}' is not one of "
+                             + ", ".join(f"{{{a}.{b}}}" for a, b in sorted(STEP_PLACEHOLDERS)))
+    return out
 
 
 def _contradictions(kg: KnowledgeGraph) -> list[Problem]:

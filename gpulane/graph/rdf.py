@@ -22,11 +22,11 @@ from urllib.parse import quote, unquote
 
 from gpulane.errors import GpulaneError
 from gpulane.graph.kb import Condition, KnowledgeGraph
-from gpulane.model import ALWAYS_EXHAUSTIVE, OFFICIAL_POSITIVE, Fact, Node, Selector, Source
+from gpulane.model import ALWAYS_EXHAUSTIVE, OFFICIAL_POSITIVE, Fact, Node, Selector, Source, Step
 from gpulane.versions import VersionRange
 
 __all__ = ["GL", "KB", "PROV", "FORMATS", "ExportError", "export", "ntriples", "turtle", "jsonld", "to_graph",
-           "node_iri", "fact_iri", "HANDLED", "RDF_JSON", "camel", "source_iri", "id_from_iri", "DriverKeys", "INF_KEY"]
+           "node_iri", "fact_iri", "step_iri", "HANDLED", "RDF_JSON", "camel", "source_iri", "id_from_iri", "DriverKeys", "INF_KEY"]
 
 GL = "https://gpulane.dev/ns#"
 KB = "https://gpulane.dev/kb/"
@@ -56,6 +56,8 @@ HANDLED = {
              "source", *NODE_FIELDS},
     "Fact": {"id", "relation", "subject", "object", "when", "status", "exhaustive", "source", "reviewed",
              *FACT_FIELDS},
+    # Set-up steps: every field but the id is a generic rdf:JSON literal, with prov:wasDerivedFrom.
+    "Step": {"id"},
 }
 RDF_JSON = RDF + "JSON"
 
@@ -83,6 +85,10 @@ def node_iri(node_id: str) -> str:
 
 def fact_iri(fact_id: str) -> str:
     return f"{KB}fact/{_seg(fact_id)}"
+
+
+def step_iri(step_id: str) -> str:
+    return f"{KB}step/{_seg(step_id)}"
 
 
 def source_iri(source_id: str) -> str:
@@ -192,6 +198,8 @@ def _triples(kg: KnowledgeGraph) -> list[tuple[str, str, str]]:
     compiled = {cf.index: cf for cf in kg.facts}
     for i, fact in enumerate(kg.kb.facts):
         _fact(w, kg, i, fact, compiled.get(i), keys)
+    for i, step in enumerate(kg.kb.steps):
+        _step(w, kg, i, step)
     _links(w, kg)
     return w.triples
 
@@ -223,8 +231,21 @@ def _links(w: _Writer, kg: KnowledgeGraph) -> None:
         w.iri(node_iri(a), GL + "officialLink", node_iri(b))
 
 
+def _step(w: _Writer, kg: KnowledgeGraph, index: int, step: Step) -> None:
+    """A set-up step: its fields as rdf:JSON literals (lossless), its source as provenance."""
+    s = step_iri(step.id)
+    w.iri(s, RDF + "type", GL + "Step")
+    w.iri(s, RDF + "type", PROV + "Entity")
+    w.lit(s, GL + "id", step.id)
+    if step.source:
+        w.iri(s, PROV + "wasDerivedFrom", source_iri(step.source))
+    _extra(w, s, step)
+    _origin(w, kg, s, "steps", index)
+
+
 def _refuse_duplicates(kg: KnowledgeGraph) -> None:
-    for kind, items in (("source", kg.kb.sources), ("node", kg.kb.nodes), ("fact", kg.kb.facts)):
+    for kind, items in (("source", kg.kb.sources), ("node", kg.kb.nodes), ("fact", kg.kb.facts),
+                        ("step", kg.kb.steps)):
         seen: set[str] = set()
         for item in items:
             if item.id in seen:

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from gpulane.errors import FileProblem, KBLoadError
 from gpulane.loaders.safeio import UnreadableFile, read_regular_file
-from gpulane.model import Fact, KBFile, Node, Source
+from gpulane.model import Fact, KBFile, Node, Source, Step
 from gpulane.textsafe import has_control
 
 __all__ = ["KnowledgeBase", "Origin", "load_files", "read_kb_file", "default_data_dir", "kb_files",
@@ -136,11 +136,12 @@ class KnowledgeBase:
     sources: list[Source] = field(default_factory=list)
     nodes: list[Node] = field(default_factory=list)
     facts: list[Fact] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
     origins: dict[tuple[str, int], Origin] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
 
     def origin(self, kind: str, index: int) -> Origin | None:
-        """Where the index-th item of a kind ("sources", "nodes", "facts") was written."""
+        """Where the index-th item of a kind ("sources", "nodes", "facts", "steps") was written."""
         return self.origins.get((kind, index))
 
 
@@ -153,6 +154,7 @@ class StoredKB(BaseModel):
     sources: list[Source]
     nodes: list[Node]
     facts: list[Fact]
+    steps: list[Step] = []
     # Per kind, one [path, line] per item (aligned with the item list); null where unknown.
     origins: dict[str, list[Optional[tuple[str, int]]]]
 
@@ -161,11 +163,13 @@ class StoredKB(BaseModel):
         """The stored form of a knowledge base (dump it with exclude_unset=True)."""
         origins = {kind: [(o.path, o.line) if (o := kb.origins.get((kind, i))) else None
                           for i in range(len(getattr(kb, kind)))] for kind in _KIND_WORD}
-        return cls(files=kb.files, sources=kb.sources, nodes=kb.nodes, facts=kb.facts, origins=origins)
+        return cls(files=kb.files, sources=kb.sources, nodes=kb.nodes, facts=kb.facts, steps=kb.steps,
+                   origins=origins)
 
     def knowledge_base(self) -> KnowledgeBase:
         """The KnowledgeBase back, as load_files made it."""
-        kb = KnowledgeBase(sources=self.sources, nodes=self.nodes, facts=self.facts, files=self.files)
+        kb = KnowledgeBase(sources=self.sources, nodes=self.nodes, facts=self.facts, steps=self.steps,
+                           files=self.files)
         for kind in _KIND_WORD:
             for i, where in enumerate(self.origins.get(kind, [])):
                 if where is not None:
@@ -173,7 +177,7 @@ class StoredKB(BaseModel):
         return kb
 
 
-_KIND_WORD = {"sources": "source", "nodes": "node", "facts": "fact"}
+_KIND_WORD = {"sources": "source", "nodes": "node", "facts": "fact", "steps": "step"}
 
 
 def _describe_error(err: dict, raw: Any) -> tuple[int | None, str]:
@@ -322,7 +326,7 @@ def load_files(paths: Iterable[Path], shown_as: dict[Path, str] | None = None) -
         if file_problems:
             continue
         kb.files.append(shown)
-        for kind in ("sources", "nodes", "facts"):
+        for kind in ("sources", "nodes", "facts", "steps"):
             items = getattr(model, kind)
             raw_items = raw.get(kind) or []
             target = getattr(kb, kind)

@@ -35,7 +35,7 @@ from gpulane.graph.rdf import (DCT, FACT_FIELDS, GL, HANDLED, NODE_FIELDS, PROV,
 from gpulane.loaders.kbfiles import KnowledgeBase, Origin, display_path
 from gpulane.loaders.safeio import UnreadableFile, read_regular_file
 from gpulane.loaders.transaction import DataFolderError, check_file_name, replace_files
-from gpulane.model import Fact, Layer, Node, Source
+from gpulane.model import Fact, Layer, Node, Source, Step
 
 __all__ = ["RDFImportError", "read_rdf", "parse_rdf", "kb_from_triples", "guess_format", "ImportedFile", "plan_files",
            "write_files", "MAX_FILE_BYTES", "MAX_LITERAL_CHARS", "RDF_FORMATS"]
@@ -260,7 +260,7 @@ def kb_from_triples(triples: Iterable[tuple], shown: str = "<rdf>", text: str | 
     problems: list[FileProblem] = []
     files = idx.str_list("https://gpulane.dev/kb/knowledge-base", GL + "files") or []
     for kind, cls, build in (("sources", GL + "Source", _source), ("nodes", GL + "Node", _node),
-                             ("facts", GL + "Fact", _fact)):
+                             ("facts", GL + "Fact", _fact), ("steps", GL + "Step", _step)):
         subjects = sorted(idx.typed(cls), key=lambda s: (_position(idx, s), s))
         target = getattr(kb, kind)
         for s in subjects:
@@ -336,6 +336,10 @@ def _extra(idx: _Index, s: str, model) -> dict:
             except json.JSONDecodeError as exc:
                 raise ValueError(f"{name}: invalid JSON ({exc.msg})") from None
     return out
+
+
+def _step(idx: _Index, s: str) -> Step:
+    return Step.model_validate({"id": _id(idx, s, "step"), **_extra(idx, s, Step)})
 
 
 def _source(idx: _Index, s: str) -> Source:
@@ -425,7 +429,7 @@ class ImportedFile:
 def plan_files(kb: KnowledgeBase, data_dir: Path) -> list[ImportedFile]:
     """The YAML files that hold the knowledge base, one per file it was exported from."""
     groups: dict[str, dict[str, list]] = {}
-    for kind in ("sources", "nodes", "facts"):
+    for kind in ("sources", "nodes", "facts", "steps"):
         for i, item in enumerate(getattr(kb, kind)):
             origin = kb.origin(kind, i)
             # Items carry the knowledge-base file they were exported from (gl:definedIn); others
@@ -437,7 +441,7 @@ def plan_files(kb: KnowledgeBase, data_dir: Path) -> list[ImportedFile]:
                 shown_name = name.encode("unicode_escape").decode("ascii")[:80]
                 raise RDFImportError(str(data_dir), None, f"{kind[:-1]} #{i + 1} is defined in '{shown_name}', "
                                                           f"which {why}")
-            groups.setdefault(name, {"sources": [], "nodes": [], "facts": []})[kind].append(item)
+            groups.setdefault(name, {"sources": [], "nodes": [], "facts": [], "steps": []})[kind].append(item)
     out = []
     for name, items in groups.items():
         path = Path(data_dir) / name
@@ -453,10 +457,10 @@ def plan_files(kb: KnowledgeBase, data_dir: Path) -> list[ImportedFile]:
 
 
 def dump_items(items: dict[str, list]) -> str:
-    """YAML for sources, nodes and facts in the order given (defaults left out)."""
+    """YAML for sources, nodes, facts and steps in the order given (defaults left out)."""
     data: dict[str, Any] = {}
-    for kind in ("sources", "nodes", "facts"):
-        if items[kind]:
+    for kind in ("sources", "nodes", "facts", "steps"):
+        if items.get(kind):
             data[kind] = [_compact(x.model_dump(mode="json", exclude_defaults=True, exclude_none=True))
                           for x in items[kind]]
     header = "# Imported by `gpulane kb import rdf`.\n"
@@ -468,6 +472,8 @@ def _compact(item: dict) -> dict:
         item["object"] = _selector_yaml(item["object"])
     if "when" in item:
         item["when"] = {k: _selector_yaml(v) for k, v in item["when"].items()}
+    if "applies_to" in item:
+        item["applies_to"] = {k: _selector_yaml(v) for k, v in item["applies_to"].items()}
     return item
 
 

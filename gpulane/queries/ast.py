@@ -35,7 +35,7 @@ class Condition:
 class Statement:
     """One statement: its verb and clauses."""
 
-    verb: str  # find | paths | explain | fix | why | show | list | compare
+    verb: str  # find | paths | explain | fix | why | show | list | compare | setup
     text: str
     layers: list[tuple[str, Span]] = field(default_factory=list)  # find's projection, list's layer
     conditions: list[Condition] = field(default_factory=list)
@@ -45,3 +45,4 @@ class Statement:
     keep: list[tuple[str, Span]] = field(default_factory=list)
     subject: Value | None = None  # show NAME
     over: list[tuple[str, Span]] = field(default_factory=list)  # compare's axes: rows and columns
+    using: tuple[str, Span] | None = None  # setup ... using container

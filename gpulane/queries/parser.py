@@ -23,12 +23,13 @@ _WORDS = {
     "FIND": "'find'", "PATHS": "'paths'", "EXPLAIN": "'explain'", "FIX": "'fix'", "WHY": "'why'",
     "SHOW": "'show'", "LIST": "'list'", "WHERE": "'where'", "AND": "'and'", "IN": "'in'",
     "LIMIT": "'limit'", "ORDER": "'order'", "BY": "'by'", "ALLOW": "'allow'", "KEEP": "'keep'",
+    "SETUP": "'setup'", "USING": "'using'",
     "DIRECTION": "'asc' or 'desc'", "NAME": "a layer or attribute name (gpu, os, vendor, vram, ...)",
     "CMP": "a comparison (=, !=, >=, <=, >, <)", "WORD": "a name or version", "STRING": "a quoted name",
     "INT": "a whole number", "COMMA": "','", "LBRACE": "'{'", "RBRACE": "'}'", "$END": "the end of the query",
     "AT": "'@'", "COMPARE": "'compare'", "OVER": "'over'",
 }
-_STATEMENTS = "find, paths, explain, fix, why, show, list or compare"
+_STATEMENTS = "find, paths, explain, fix, why, show, list, compare or setup"
 
 
 @lru_cache(maxsize=1)
@@ -126,7 +127,7 @@ def _hint_for(text: str, tok: Token | None, expected: set[str]) -> str | None:
     import difflib
 
     if tok is not None and tok.line == 1 and tok.column == 1:
-        verbs = ["find", "paths", "explain", "fix", "why", "show", "list", "compare"]
+        verbs = ["find", "paths", "explain", "fix", "why", "show", "list", "compare", "setup"]
         close = difflib.get_close_matches(str(tok).lower(), verbs, n=1)
         return f"did you mean '{close[0]}'?" if close else f"a query starts with {_STATEMENTS}"
     if "CMP" in expected and (tok is None or tok.type in ("WORD", "INT", "STRING")):
@@ -234,6 +235,8 @@ class _ToStatement(Transformer):
                     st.keep.extend(value)
                 elif key == "over":
                     st.over.extend(value)
+                elif key == "using":
+                    st.using = value
             elif isinstance(item, Condition):  # compare's subject (gpu in {...}) comes before its where
                 st.conditions.insert(0, item)
             elif isinstance(item, Value):
@@ -265,3 +268,10 @@ class _ToStatement(Transformer):
 
     def compare_statement(self, items):
         return self._statement("compare", items)
+
+    def setup(self, items):
+        return self._statement("setup", items)
+
+    def using(self, items):
+        name = next(t for t in items if isinstance(t, Token) and t.type == "NAME")
+        return ("using", (str(name), _span(name)))

@@ -117,7 +117,7 @@ def plan(kg: KnowledgeGraph, st: Statement) -> Plan:
     for name, span in st.keep:
         keep.append(_layer_of(kg, name, span, text))
 
-    if st.verb in ("explain", "fix", "why") and not st.conditions:
+    if st.verb in ("explain", "fix", "why", "setup") and not st.conditions:
         raise QueryError(f"{st.verb} needs a configuration", text, None,
                          f'for example: {st.verb} gpu = "RX 7900 XTX", os = "Ubuntu 24.04", app = vLLM',
                          code="empty_configuration")

@@ -20,7 +20,8 @@ from gpulane.queries.explain import ExplainAnswer, explain
 from gpulane.queries.results import hop_list
 from gpulane.queries.run import compile_query
 
-__all__ = ["Record", "LayerEntry", "Statement", "EdgeEntry", "build_record", "record_for", "CHECKLIST"]
+__all__ = ["Record", "LayerEntry", "Statement", "EdgeEntry", "SetupEntry", "build_record", "record_for", "add_setup",
+           "CHECKLIST"]
 
 CHECKLIST = ("model load", "prompt processing", "generation", "memory use", "second cold start")
 
@@ -63,6 +64,24 @@ class Statement:
 
 
 @dataclass
+class SetupEntry:
+    """One set-up step of the record's "set-up" section, with its citation."""
+
+    step: str
+    layer: str
+    also_sets_up: list[str]
+    command: str | None
+    instruction: str | None
+    status: str
+    source: str
+    url: str | None
+    section: str | None
+    reviewed: str | None
+    alternatives: list[str] = field(default_factory=list)
+    caveat: str | None = None
+
+
+@dataclass
 class Record:
     verdict: str
     configuration: dict[str, str]
@@ -73,6 +92,10 @@ class Record:
     statements: list[Statement]
     caveats: list[tuple[str, str]]
     checklist: tuple[str, ...] = CHECKLIST
+    # The set-up section: the path the steps are for, the steps, and the layers without one.
+    setup_path: str | None = None
+    setup: list[SetupEntry] = field(default_factory=list)
+    setup_notes: list[str] = field(default_factory=list)
 
 
 def _name(kg: KnowledgeGraph, node_id: str) -> str:
@@ -168,4 +191,27 @@ def record_for(kg: KnowledgeGraph, config_text: str, model: str | None = None, q
                context: str | None = None, today: dt.date | None = None) -> Record:
     """Plan, explain and assemble the record for a configuration written in the query language."""
     plan = compile_query(kg, "explain " + config_text)
-    return build_record(kg, explain(kg, plan), model, quantization, context, today)
+    record = build_record(kg, explain(kg, plan), model, quantization, context, today)
+    if record.verdict == "supported":
+        add_setup(kg, record, config_text)
+    return record
+
+
+def add_setup(kg: KnowledgeGraph, record: Record, config_text: str) -> None:
+    """Fill the record's set-up section from the same steps `gpulane setup` prints."""
+    from gpulane.cli.render_setup import note_words
+    from gpulane.queries.setup import setup
+
+    answer = setup(kg, compile_query(kg, "setup " + config_text))
+    if not answer.supported:
+        return
+    record.setup_path = " · ".join(f"{h['layer']} {h['name']}" for h in hop_list(kg, answer.path))
+    for ps in answer.steps:
+        src = kg.sources.get(ps.step.source or "")
+        reviewed = ps.step.reviewed or (src.reviewed if src else None)
+        record.setup.append(SetupEntry(
+            ps.step.id, ps.layer.value, [l.value for l in ps.step.also_sets_up], ps.command, ps.step.instruction,
+            ps.step.status.value, f"{src.publisher}: {src.title}" if src else (ps.step.source or "no source"),
+            src.url if src else None, ps.step.section, reviewed.isoformat() if reviewed else None,
+            [alt.command for alt in ps.alternatives if alt.command], ps.step.caveat))
+    record.setup_notes = [note_words(kg, n) for n in answer.notes]

@@ -37,6 +37,7 @@ def test_shipped_round_trip_loses_nothing(shipped, fmt):
     assert kb.sources == shipped.kb.sources
     assert kb.nodes == shipped.kb.nodes
     assert kb.facts == shipped.kb.facts
+    assert kb.steps == shipped.kb.steps
     assert kb.files == shipped.kb.files
     assert kb.origins == shipped.kb.origins
     again = KnowledgeGraph(kb)
