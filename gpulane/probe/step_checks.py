@@ -2,15 +2,14 @@
 
 Each check reads, never changes: `nvidia-smi` and `rocminfo` through the probe readers,
 a program's presence on PATH, or a Python module imported by an isolated interpreter
-(`python -I`, run from an empty temporary folder so the current directory cannot shadow
-the installed package).
+(`python -I`; run_tool starts it in an empty temporary folder, so the current directory
+cannot shadow the installed package).
 """
 
 from __future__ import annotations
 
 import shutil
 import sys
-import tempfile
 
 from gpulane.model import StepCheck
 from gpulane.probe import readers as r
@@ -47,17 +46,9 @@ def check_step(check: StepCheck | None, run: Runner = run_tool, python: str = sy
 
 
 def _python_check(check: StepCheck, run: Runner, python: str) -> tuple[str, str]:
-    with tempfile.TemporaryDirectory(prefix="gpulane-check-") as empty:
-        argv = [python, "-I", "-c", _VERSION_SCRIPT, check.module or ""]
-        # run_tool has no cwd: chdir for the call, so the empty folder is the working directory.
-        import os
-
-        before = os.getcwd()
-        try:
-            os.chdir(empty)
-            result = run(argv, TORCH_TIMEOUT_S)
-        finally:
-            os.chdir(before)
+    # -I: isolated mode, so PYTHON* variables and the current folder cannot shadow the installed
+    # package; run_tool also starts the interpreter in an empty folder.
+    result = run([python, "-I", "-c", _VERSION_SCRIPT, check.module or ""], TORCH_TIMEOUT_S)
     if result.text is None or result.problem:
         return NOT_SATISFIED, f"import {check.module}: {result.problem or 'failed'}"
     version = result.text.strip().splitlines()[-1] if result.text.strip() else ""
