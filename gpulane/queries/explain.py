@@ -276,6 +276,8 @@ def _workarounds(kg: KnowledgeGraph, plan: Plan, path: Path, deadline: float) ->
         # (a Linux-only override says nothing to a Windows plan).
         if not (cf.subjects & on_path) or solver._applies(cf, path.values, plan.problem.driver, True) is False:
             continue
+        if cf.fact.runs_as and cf.fact.runs_as == path.values.get(Layer.arch):
+            continue  # an override is never offered for the target it runs the GPU as
         if cf.target.ids is not None and cf.target.ids & targets and cf.target.layer in (Layer.arch, Layer.gpu):
             seen.add(cf.id)
             out.append(Workaround(cf, False))
