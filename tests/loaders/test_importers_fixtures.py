@@ -211,7 +211,8 @@ def test_sysreq_os_kernels_and_footnotes(sysreq):
 
 def test_sysreq_every_release_page_reads():
     kb = rocm_linux_sysreq.parse(PAGES)
-    assert {s.id for s in kb.sources} == {f"rocm-linux-sysreq-{r}" for r in rocm_linux_sysreq.RELEASES}
+    assert {s.id for s in kb.sources} == {f"rocm-linux-sysreq-{r}" for r in rocm_linux_sysreq.RELEASES} | {
+        "rocm-releases-5"}
     subjects = {f.subject for f in kb.facts}
     assert subjects == {f"rocm-{r}" for r in rocm_linux_sysreq.RELEASES}
 
@@ -242,6 +243,33 @@ def test_sysreq_6_1_footnotes():
     assert rhel92.when[Layer.gpu].ids == ["instinct-mi300a", "instinct-mi300x"]
     sles = facts["rocm-6.1.1-sysreq-os-sles-15-sp5-other-gpus"]  # MI300A's list names SLES 15 SP5, MI300X's does not
     assert sles.when[Layer.gpu].ids == ["instinct-mi300x"]
+
+
+def test_sysreq_5x_markdown_pages():
+    """ROCm 5.x: Markdown pages; '(Ubuntu 22.04 only)' marks; RHEL ranges; the Unsupported tab."""
+    kb = rocm_linux_sysreq.parse(PAGES)
+    facts = facts_by_id(kb)
+    nodes = nodes_by_id(kb)
+    # 5.7.1 lists the RX 7900 XTX and XT and the PRO W7900 for Ubuntu 22.04 only
+    assert facts["rocm-5.7.1-sysreq-gpu-radeon-rx-7900-xtx"].status is Status.supported
+    assert not facts["rocm-5.7.1-sysreq-os-ubuntu-22.04"].when  # every listed GPU
+    blocked = facts["rocm-5.7.1-sysreq-os-rhel-9.2-other-gpus"]
+    assert blocked.status is Status.unsupported
+    assert blocked.when[Layer.gpu].ids == ["radeon-pro-w7900", "radeon-rx-7900-xt", "radeon-rx-7900-xtx"]
+    assert "rocm-5.7.0-sysreq-gpu-radeon-rx-7900-xtx" not in facts  # 5.7.0: Radeon VII only
+    # "RHEL 8.6 to 8.7" (5.4.0) names both releases; "RHEL 8.5, 8.4" (5.0.0) both
+    assert {"rocm-5.4.0-sysreq-os-rhel-8.6", "rocm-5.4.0-sysreq-os-rhel-8.7"} <= set(facts)
+    assert {"rocm-5.0.0-sysreq-os-rhel-8.5", "rocm-5.0.0-sysreq-os-rhel-8.4"} <= set(facts)
+    assert facts["rocm-5.0.0-sysreq-os-ubuntu-18.04"].kernels == ["5.4.0"]
+    # 5.5.1: exact validated kernels; the Unsupported tab is a stated no where no listed point release shares the node
+    assert facts["rocm-5.5.1-sysreq-os-ubuntu-22.04"].kernels == ["5.19.0-45"]
+    assert facts["rocm-5.5.1-sysreq-os-rhel-9.2"].kernels == ["5.14.0-284.11.1.el9_2"]
+    assert facts["rocm-5.5.1-sysreq-os-rhel-9.0"].status is Status.unsupported
+    assert facts["rocm-5.5.1-sysreq-os-ubuntu-22.04"].status is Status.supported  # 22.04.0/.1 dropped, 22.04.2 listed
+    # toolkit nodes for every 5.x release, the three unread ones without facts
+    assert nodes["rocm-5.7.1"].family == "rocm" and nodes["rocm-5.7.1"].version == "5.7.1"
+    assert "rocm-5.1.1" in nodes and not [f for f in kb.facts if f.subject == "rocm-5.1.1"]
+    assert len([n for n in kb.nodes if n.layer is Layer.toolkit]) == 22
 
 
 @pytest.mark.parametrize(

@@ -98,8 +98,10 @@ def test_os_nodes_live_only_in_the_os_file(kb):
     for want in ("ubuntu-24.04", "ubuntu-22.04", "ubuntu-20.04", "rhel-8.10", "rhel-9.4", "rhel-9.6", "sles-15-sp6",
                  "oracle-linux-8", "debian-12", "rocky-9", "windows-10", "windows-11", "windows-server-2022"):
         assert want in oses
-    # 6.0.x lists 22.04.2-22.04.4 with 5.19, 6.2, 6.6; 6.1.x 5.15 GA, 6.2/6.5 HWE; 6.2.x adds 6.8 HWE
-    assert oses["ubuntu-22.04"].kernels == ["5.15 GA", "5.19", "6.2", "6.2 HWE", "6.5 HWE", "6.6", "6.8 HWE"]
+    # 5.x lists 22.04.0-22.04.3 with 5.15, 5.17 OEM, 5.19 (5.19.0-45 in 5.5.1+), 6.2; 6.0.x 22.04.2-22.04.4 with
+    # 5.19, 6.2, 6.6; 6.1.x 5.15 GA, 6.2/6.5 HWE; 6.2.x adds 6.8 HWE
+    assert oses["ubuntu-22.04"].kernels == ["5.15", "5.15 GA", "5.17 OEM", "5.19", "5.19.0-45", "6.2", "6.2 HWE",
+                                            "6.5 HWE", "6.6", "6.8 HWE"]
     assert oses["ubuntu-24.04"].kernels == ["6.8 GA"]
     assert oses["windows-11"].platform.value == "windows" and oses["ubuntu-24.04"].platform.value == "linux"
 

@@ -97,6 +97,8 @@ def tab_segment(tab: Optional[str]) -> Optional[str]:
 
     key = re.sub(r"[™®]", "", tab or "").strip().lower()
     key = re.sub(r"\s+(gpus|accelerators|apus)$", "", key)
+    if not key.startswith("amd "):  # the ROCm 5.x pages title tabs "Radeon Pro™", "Radeon™"
+        key = "amd " + key
     return _TAB_SEGMENTS.get(key)
 
 

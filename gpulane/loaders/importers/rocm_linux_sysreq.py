@@ -41,6 +41,8 @@ from .errors import ImportFormatError
 
 REPO = "https://github.com/ROCm/rocm-install-on-linux"
 PATH = "docs/reference/system-requirements.rst"
+LEGACY_REPO = "https://github.com/ROCm/ROCm"
+LEGACY_PATH = "docs/release/gpu_os_support.md"
 
 
 @dataclass(frozen=True)
@@ -52,7 +54,23 @@ class Page:
     file_commit: str  # last commit that changed the file on that branch
 
     @property
+    def legacy(self) -> bool:
+        """ROCm 5.x: the page lived in ROCm/ROCm as Markdown (docs/release/gpu_os_support.md)."""
+        return self.release.startswith("5.")
+
+    @property
     def source(self) -> Source:
+        if self.legacy:
+            return Source(
+                id=f"rocm-linux-sysreq-{self.release}",
+                url=f"{LEGACY_REPO}/blob/{self.commit}/{LEGACY_PATH}",
+                publisher="AMD",
+                title=f"ROCm GPU and OS support (Linux) (ROCm {self.release} documentation)",
+                version=self.commit,
+                reviewed=REVIEWED,
+                note=(f"Branch docs/{self.release} of ROCm/ROCm; the file last changed in {self.file_commit[:12]}. "
+                      f"Published as https://rocm.docs.amd.com/en/docs-{self.release}/release/gpu_os_support.html"),
+            )
         return Source(
             id=f"rocm-linux-sysreq-{self.release}",
             url=f"{REPO}/blob/{self.commit}/{PATH}",
@@ -66,8 +84,28 @@ class Page:
         )
 
 
-#: Every page read, by ROCm release (branches of ROCm/rocm-install-on-linux).
+#: Every page read, by ROCm release: ROCm 5.x from the docs/5.x.y branches of ROCm/ROCm,
+#: ROCm 6.x from the docs/6.x.y branches of ROCm/rocm-install-on-linux.
 PAGES: dict[str, Page] = {p.release: p for p in (
+    Page("5.0.0", "815a7aa81d3df179eb81d888bd61ecab1d180a3f", "a7ce874940bfb8da4df5e9dd2a3ac5f697a7e114"),
+    Page("5.0.1", "e979e772ea8e68a62db5d10260b3cad6a36c9c25", "a7ce874940bfb8da4df5e9dd2a3ac5f697a7e114"),
+    Page("5.0.2", "91b4c3a7730134ebd792cf064831d499932e89f8", "a7ce874940bfb8da4df5e9dd2a3ac5f697a7e114"),
+    Page("5.1.0", "3ef81535dfa27f4b9b20f03f4f01fef0e5364c3c", "3f60f1df3b74c4e347118d0ae4c54952203b8569"),
+    Page("5.2.0", "89e60882ac1503764dec110992c004f53ca564ec", "92c094001204655c6ed1b4ded7ba5b53ad4d2033"),
+    Page("5.2.3", "dacff66c66bedbfdc3dd5404bd306e97c8f3fbaa", "92c094001204655c6ed1b4ded7ba5b53ad4d2033"),
+    Page("5.3.0", "5658eeb46e36f94def496dfa8b25b3b1ca81f2fb", "a9cda12159060a16de908d82ef3a4e773751cabd"),
+    Page("5.3.2", "4720ecf62bbf7d5fd42d861679b8a8118e73db78", "5cf7fff3387a367e72ca72474d74f796c46e3dad"),
+    Page("5.3.3", "9bfe4fcadf52eb36a3618f84bf533c14e8db4c79", "5cf7fff3387a367e72ca72474d74f796c46e3dad"),
+    Page("5.4.0", "dac34360f21b0a76c8da4629105d5f60856d47d3", "b6509809d3b57aad43adbee1f9c161102c1eeff9"),
+    Page("5.4.1", "2edcc3a6c6adbf9df3e55478d1444898ce9837b0", "b6509809d3b57aad43adbee1f9c161102c1eeff9"),
+    Page("5.4.2", "45975549173829bd263cd9284a26f967a435bbeb", "b6509809d3b57aad43adbee1f9c161102c1eeff9"),
+    Page("5.4.3", "b3d51b08e4774a991744e4497def8e5f18a209ef", "b6509809d3b57aad43adbee1f9c161102c1eeff9"),
+    Page("5.5.0", "8e1883e3b5d5ed22205d63825939223587f48cb1", "30f27c46442f59a9718acf33a1535724d559f543"),
+    Page("5.5.1", "e1ba50284cd89ad6f9c94c6f396638a7901d47e5", "0cff04e4c04f61d801a01f4db999c342e9e59441"),
+    Page("5.6.0", "cd7898608c3eed441a859631663f5b5a6804ad99", "6fb7b9f3b554fd1aa26c036c1b4c0e7948a0db92"),
+    Page("5.6.1", "0e0d89c45bc3842bf8d54ee0747cc1e4245111ed", "6fb7b9f3b554fd1aa26c036c1b4c0e7948a0db92"),
+    Page("5.7.0", "30f6f2508a0335e19178c24f5c9d6932eae78373", "c2a4257103b27248f1868ffb164c2f01586c8a5a"),
+    Page("5.7.1", "7aada9a2ae61956d480bc43a57b0a53396c1e1c0", "f53b99990cbf1a06f3c60af0c84e7f82e75abd7d"),
     Page("6.0.0", "4ffc2acda73032962fd70057940e30a0f95aff7d", "00ef7d5acfbf516fefeff50dbf5a2a2261f52f80"),
     Page("6.0.2", "add6228e1b7ae0a17c8099b3c63e7fff4bf4b896", "95ee6d4917a70b423866ed96069500586d85c312"),
     Page("6.1.0", "06bf78188ce75473bfd63e7617bac48d13f97bb3", "7c384209279104fff9d49688cc7327a0520816ab"),
@@ -79,10 +117,28 @@ PAGES: dict[str, Page] = {p.release: p for p in (
     Page("6.2.4", "c3325cba8483d34623b394b2785eff8148644efe", "cccc3308cdd5db6ae02876a872ee8b5d5e81ba16"),
 )}
 
-RELEASES = tuple(PAGES)
-SOURCES = tuple(p.source for p in PAGES.values())
+#: ROCm 5.x releases whose docs branch page is not read: the page on those branches lists
+#: distributions released after the ROCm release (RHEL 9.1, Ubuntu 22.04.1), so it does not
+#: describe that release. Their toolkit nodes exist (the release does), with no support facts.
+UNREAD: dict[str, str] = {
+    "5.1.1": "26560ec4e0ccd6baa3a7d7ad27979d4068bdca87",
+    "5.1.3": "fdfd9187d7b60471f20810ddedb0a2cba502ad61",
+    "5.2.1": "9135d26d5d8a9b2ac8dd827d63d204fbbacca483",
+}
 
-GPU_SECTION = "Supported GPUs"
+RELEASES = tuple(PAGES)
+SOURCES = tuple(p.source for p in PAGES.values()) + (Source(
+    id="rocm-releases-5",
+    url=f"{LEGACY_REPO}/tree/{UNREAD['5.2.1']}",
+    publisher="AMD",
+    title="ROCm repository, release tags and docs branches of ROCm 5.x",
+    version=UNREAD["5.2.1"],
+    reviewed=REVIEWED,
+    note="The ROCm/ROCm repository has a release tag (rocm-5.1.1, rocm-5.1.3, rocm-5.2.1) and a docs branch for "
+         "each of these releases; only the existence of the release is taken from it.",
+),)
+
+GPU_SECTION = "Supported GPUs"  # "Linux Supported GPUs" / "GPU Support Table" in the 5.x pages
 OS_SECTION = "Supported operating systems"
 VIRT_SECTION = "Virtualization support"
 RANK = {Status.supported: 0, Status.deprecated: 1, Status.unsupported: 2}
@@ -349,14 +405,130 @@ def _virtualization_notes(path: Path, tables) -> dict[str, str]:
     return {gid: "Also validated as a guest GPU under " + ", ".join(v) + "." for gid, v in notes.items()}
 
 
+# ------------------------------------------------------- ROCm 5.x (Markdown)
+
+
+def _md_cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def _md_link_text(text: str) -> str:
+    return re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text).strip()
+
+
+def _md_os_labels(path: Path, line: int, label: str) -> list[OsRef]:
+    """``"RHEL 8.6 to 8.7"``, ``"RHEL 8.5, 8.4"``, ``"Ubuntu 20.04.5 LTS"`` -> the releases named."""
+    label = re.sub(r"\s+LTS$", "", label.strip())
+    m = re.fullmatch(r"(RHEL|CentOS)\s+(\d+)\.(\d+)\s+to\s+(\d+)\.(\d+)", label)
+    if m:
+        distro, major, a, major2, b = m.groups()
+        if major != major2:
+            raise ImportFormatError(path, line, f"OS table: cannot read the range {label!r}")
+        lo, hi = sorted((int(a), int(b)))
+        label = f"{distro} " + ", ".join(f"{major}.{minor}" for minor in range(lo, hi + 1))
+    refs = parse_os_list(label)
+    if refs is None:
+        raise ImportFormatError(path, line, f"OS table, column 'Distribution': expected a release such as "
+                                            f"'RHEL 8.6' or 'Ubuntu 22.04.2 LTS', found {label!r}")
+    return refs
+
+
+def _md_kernels(path: Path, line: int, text: str) -> list[str]:
+    """``"5.15, OEM 5.17"`` -> ["5.15", "5.17 OEM"]; ``"5.19.0-45-generic"`` -> ["5.19.0-45"];
+    ``"5.14 (5.14.0-284.11.1.el9_2.x86_64)"`` -> ["5.14.0-284.11.1.el9_2"]."""
+    out = []
+    for item in filter(None, (i.strip() for i in text.split(","))):
+        inner = re.search(r"\(([^)]*)\)", item)
+        if inner:
+            item = inner.group(1)
+        label = re.search(r"\b(LTS|HWE|OEM)\b", item)
+        m = re.search(r"\d+(?:\.\d+)+(?:-[0-9][\w.]*?)?(?=(?:-generic|-default|\.x86_64)?(?:\s|$))", item)
+        if not m:
+            raise ImportFormatError(path, line, f"OS table, column 'Validated Kernel': expected e.g. '5.15' or "
+                                                f"'5.19.0-45-generic', found {text!r}")
+        out.append(m.group(0) + (f" {label.group(1)}" if label else ""))
+    return out
+
+
+def _read_markdown_page(path: Path, text: str):
+    """The 5.x page: Markdown tables under MyST tab-items (GPU tabs; Supported/Unsupported OS tabs)."""
+    gpus: list[GpuRow] = []
+    oses: list[OsRow] = []
+    dropped: list[OsRow] = []
+    limits = Limits()
+    virt: dict[str, list[str]] = {}
+    tab: Optional[str] = None
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        m = re.match(r"^:{3,}\{tab-item\}\s*(.*)$", line.strip())
+        if m:
+            tab = m.group(1).strip()
+        if not line.startswith("|") or i + 1 >= len(lines) or not re.match(r"^\|[\s:|-]+\|?\s*$", lines[i + 1]):
+            i += 1
+            continue
+        header = [_md_link_text(c) for c in _md_cells(line)]
+        start, i = i, i + 2
+        rows = []
+        while i < len(lines) and lines[i].startswith("|"):
+            rows.append((i + 1, _md_cells(lines[i])))
+            i += 1
+        for lineno, cells in rows:
+            if len(cells) != len(header):
+                raise ImportFormatError(path, lineno, f"table at line {start + 1}: row has {len(cells)} cells, "
+                                                      f"expected {len(header)}")
+        if header[0] == "Distribution":
+            unsupported = tab == "Unsupported"
+            for lineno, cells in rows:
+                if len(header) == 4 and cells[3] != ("❌" if unsupported else "✅"):
+                    raise ImportFormatError(path, lineno, f"OS table, row {cells[0]!r}, column 'Support': "
+                                                          f"unexpected mark {cells[3]!r} in tab {tab!r}")
+                kernels = _md_kernels(path, lineno, cells[2])
+                for ref in _md_os_labels(path, lineno, cells[0]):
+                    (dropped if unsupported else oses).append(OsRow(lineno, ref, kernels, [], _point_label(ref)))
+        elif "LLVM Target" in header:
+            segment = _segment(path, start + 1, tab or "(no tab)")
+            for lineno, cells in rows:
+                name, target, mark = cells[0].replace("™", ""), cells[header.index("LLVM Target")], cells[-1]
+                if not re.fullmatch(r"gfx[0-9a-f]{3,4}", target):
+                    raise ImportFormatError(path, lineno, f"tab {tab!r}, row {name!r}, column 'LLVM Target': "
+                                                          f"expected e.g. 'gfx1100', found {target!r}")
+                only = re.fullmatch(r"(\S+)\s*\((.+) only\)", mark)
+                parsed = parse_mark(only.group(1) if only else mark)
+                if parsed is None:
+                    raise ImportFormatError(path, lineno, f"tab {tab!r}, row {name!r}, column 'Support': expected "
+                                                          f"✅, ⚠️ or ❌ (optionally '(<OS> only)'), found {mark!r}")
+                row = GpuRow(lineno, name, gpu_ids(name), target, parsed[0], tab or "(no tab)", segment, [])
+                gpus.append(row)
+                if only:
+                    allowed = {r.node_id: None for r in _md_os_labels(path, lineno, only.group(2))}
+                    for gid in row.ids:
+                        limits.gpus.setdefault(gid, GpuLimit()).only = allowed
+        elif header[0] == "Hypervisor":
+            for _lineno, cells in rows:
+                for gid in gpu_ids(cells[2]):
+                    virt.setdefault(gid, []).append(f"{cells[0]} {cells[1]}")
+    if not gpus:
+        raise ImportFormatError(path, None, "no GPU table (a Markdown table with an 'LLVM Target' column) found")
+    if not oses:
+        raise ImportFormatError(path, None, "no supported-distribution table found")
+    notes = {gid: "Also validated as a guest GPU under " + ", ".join(v) + "." for gid, v in virt.items()}
+    return gpus, oses, dropped, limits, notes
+
+
+def _point_label(ref: OsRef) -> str:
+    return f"{ref.name.rsplit(' ', 1)[0]} {ref.point}"
+
+
 # ------------------------------------------------------------------- facts
 
 
 def _release_of(path: Path) -> Page:
     page = PAGES.get(path.stem)
-    if page is None:
-        raise ImportFormatError(path, None, f"expected a file named <release>.rst for a known ROCm release "
-                                            f"({', '.join(PAGES)}), found {path.name!r}")
+    if page is None or path.suffix != (".md" if page.legacy else ".rst"):
+        raise ImportFormatError(path, None, f"expected a file named <release>.rst (6.x) or <release>.md (5.x) for a "
+                                            f"known ROCm release ({', '.join(PAGES)}), found {path.name!r}")
     return page
 
 
@@ -364,18 +536,21 @@ def parse(path: Path) -> KBFile:
     """Read one page (``<release>.rst``) or a folder of them into one KBFile."""
     path = Path(path)
     if path.is_dir():
-        files = sorted(p for p in path.iterdir() if p.suffix == ".rst")
+        files = sorted(p for p in path.iterdir() if p.suffix in (".rst", ".md"))
         if not files:
-            raise ImportFormatError(path, None, "no <release>.rst page in the folder")
+            raise ImportFormatError(path, None, "no <release>.rst or <release>.md page in the folder")
     else:
         files = [path]
     sources, facts = [], []
+    toolkits: list[Node] = []
     kernels: dict[str, list[str]] = {}
     refs: dict[str, tuple[str, OsRef]] = {}  # os node -> (newest release listing it, ref)
     for file in files:
         page = _release_of(file)
         source, file_facts, oses = _parse_page(file, page)
         sources.append(source)
+        if page.legacy:
+            toolkits.append(_toolkit(page.release, source.id))
         facts.extend(file_facts)
         for row in oses:
             kernels.setdefault(row.ref.node_id, []).extend(row.kernels)
@@ -385,16 +560,31 @@ def parse(path: Path) -> KBFile:
     nodes: list[Node] = [
         os_node(ref, f"rocm-linux-sysreq-{release}", kernels[node_id]) for node_id, (release, ref) in refs.items()
     ]
-    return KBFile(sources=sources, nodes=nodes, facts=facts)
+    if toolkits and path.is_dir():
+        sources.append(SOURCES[-1])
+        toolkits += [_toolkit(release, SOURCES[-1].id,
+                              "No support facts: the page on this release's docs branch lists distributions "
+                              "released after it, so it is not read.") for release in UNREAD]
+    return KBFile(sources=sources, nodes=nodes + toolkits, facts=facts)
+
+
+def _toolkit(release: str, source: str, note: Optional[str] = None) -> Node:
+    """A ROCm 5.x release (6.x toolkit nodes come from the compatibility matrix importer)."""
+    return Node(id=f"rocm-{release}", layer=Layer.toolkit, name=f"ROCm {release}", vendor="amd", family="rocm",
+                version=release, source=source, note=note)
 
 
 def _parse_page(path: Path, page: Page) -> tuple[Source, list[Fact], list[OsRow]]:
     text = read_source(path)
-    tables = read_rst_tables(path, text)
-    gpus = _read_gpu_tables(path, tables)
-    oses = _read_os_table(path, tables)
-    limits = _read_footnotes(path, text, gpus, oses)
-    virt = _virtualization_notes(path, tables)
+    stated_unsupported: list[OsRow] = []
+    if page.legacy:
+        gpus, oses, stated_unsupported, limits, virt = _read_markdown_page(path, text)
+    else:
+        tables = read_rst_tables(path, text)
+        gpus = _read_gpu_tables(path, tables)
+        oses = _read_os_table(path, tables)
+        limits = _read_footnotes(path, text, gpus, oses)
+        virt = _virtualization_notes(path, tables)
     source = page.source
     subject = f"rocm-{page.release}"
     positive = sorted({gid for row in gpus if row.status is not Status.unsupported for gid in row.ids})
@@ -443,7 +633,19 @@ def _parse_page(path: Path, page: Page) -> tuple[Source, list[Fact], list[OsRow]
         by_node.setdefault(row.ref.node_id, []).append(row)
     for node_id, rows in by_node.items():
         facts.extend(_os_facts(subject, source.id, node_id, rows, positive, limits))
-    return source, facts, oses
+    # the "Unsupported" tab (5.5.1 on): a stated no, where no supported point release shares the node
+    dropped: dict[str, list[OsRow]] = {}
+    for row in stated_unsupported:
+        if row.ref.node_id not in by_node:
+            dropped.setdefault(row.ref.node_id, []).append(row)
+    for node_id, rows in dropped.items():
+        facts.append(Fact(
+            id=f"{subject}-sysreq-os-{node_id}", relation=Relation.supports, subject=subject,
+            object=Selector(ids=[node_id]), status=Status.unsupported, source=source.id,
+            section=f"{OS_SECTION}, Unsupported tab",
+            note="Listed as no longer supported: " + ", ".join(r.label for r in rows) + "."))
+    # nodes for the dropped releases, without their kernels (the page tests none of them any more)
+    return source, facts, oses + [OsRow(r.line, r.ref, [], [], r.label) for rows in dropped.values() for r in rows]
 
 
 def _allowed(gid: str, node_id: str, kernels: list[str], limits: Limits) -> Optional[list[str]]:
