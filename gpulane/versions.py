@@ -206,3 +206,31 @@ def _interval_words(iv: Interval) -> str:
                 and iv.hi == _bump(iv.lo.release):
             return f"{iv.lo_text or iv.lo}.x"
     return iv.describe()
+
+
+def _kernel_parts(text: str) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """``"6.11.0-21-generic"`` -> ((6, 11, 0), (21,)); ``"5.14.0-362"`` -> ((5, 14, 0), (362,));
+    ``"6.8 GA"`` -> ((6, 8), ()). None when the text does not start with a kernel version."""
+    m = re.match(r"\s*(\d+(?:\.\d+)*)(?:-(\d+(?:\.\d+)*))?", text)
+    if not m:
+        return None
+    release = tuple(int(x) for x in m.group(1).split("."))
+    build = tuple(int(x) for x in m.group(2).split(".")) if m.group(2) else ()
+    return release, build
+
+
+def kernel_matches(kernel: str, listed: str) -> bool:
+    """Whether a running kernel (``uname -r``: "6.11.0-21-generic") is one a source lists.
+
+    A source lists a kernel series ("6.8 GA", "6.11 HWE", "5.14.0-570", "4.18-513"): the kernel
+    matches when the listed release numbers are a prefix of its own (6.8 matches 6.8.0-45) and,
+    where the source also gives a build number, that is a prefix of the kernel's build too.
+    """
+    have, want = _kernel_parts(kernel), _kernel_parts(listed)
+    if have is None or want is None:
+        return False
+    (release, build), (w_release, w_build) = have, want
+    # "4.18-513" and "4.18.0-513...": a listed release may leave out a trailing .0
+    if w_build and len(w_release) < len(release):
+        w_release = w_release + (0,) * (len(release) - len(w_release))
+    return release[:len(w_release)] == w_release and build[:len(w_build)] == w_build

@@ -51,3 +51,15 @@ def test_family_with_specifier(shipped):
 def test_suggestions_for_typos(shipped):
     assert "Radeon RX 7900 XTX" in shipped.names.suggestions("RX 7900 XTXX", Layer.gpu)
     assert shipped.names.resolve("Radeon RX 9999", Layer.gpu) == []
+
+
+def test_kernel_matching_against_listed_kernel_series():
+    from gpulane.versions import kernel_matches
+
+    assert kernel_matches("6.8.0-45-generic", "6.8 GA") and kernel_matches("6.11.0-21-generic", "6.11 HWE")
+    assert not kernel_matches("6.11.0-21-generic", "6.8 GA") and not kernel_matches("6.8.0-45-generic", "6.11 HWE")
+    assert kernel_matches("5.14.0-570.12.1.el9_6.x86_64", "5.14.0-570")
+    assert not kernel_matches("5.14.0-427.13.1.el9_4.x86_64", "5.14.0-570")
+    assert kernel_matches("4.18.0-513.5.1.el8_9.x86_64", "4.18-513")  # the page leaves out the .0
+    assert kernel_matches("5.15.0-200.131.27.el8uek.x86_64", "5.15.0 UEK")
+    assert not kernel_matches("banana", "6.8 GA")

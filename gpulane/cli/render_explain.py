@@ -21,6 +21,7 @@ _KIND_WORDS = {"not_listed": "not listed in a list its source declares complete"
                "stated": "stated unsupported", "driver": "below the stated driver requirement",
                "vendor": "a build for another GPU vendor: known impossible",
                "builds_only": "compiled for, not stated supported: only a build list names it",
+               "kernel": "the kernel asked about is not one the source lists",
                "unknown": "unknown: missing knowledge, not a known incompatibility"}
 _COLUMN = 62
 
@@ -58,6 +59,8 @@ def break_reason(kg: KnowledgeGraph, e: Edge, facts: list[CompiledFact], kind: s
         if e.detail:  # a toolkit carried by a build
             return f"{a} is {e.detail} ({lists}); no statement of {a} lists {b}"
         return f"{a} is compiled for {b} ({lists}), but the support statement does not list it"
+    if kind == "kernel":
+        return f"{a} on {b}: {e.detail}"
     if kind == "driver":
         return f"{a} {e.detail}; the plan has driver {e.lower_node}" if e.lower_node != "driver" else f"{a} {e.detail}"
     if kind == "unknown":

@@ -35,6 +35,10 @@ FAMILY_SYNONYMS = {
     "win": "windows",
 }
 
+# Words that name an OS platform rather than a release: `os = Linux` is any Linux release the
+# knowledge base has, `os = Windows` any Windows release (WSL2 is an OS node of its own).
+_PLATFORM_WORDS = {"linux": "linux", "windows": "windows", "win": "windows"}
+
 _CODENAMES = {"noble": "ubuntu 24.04", "jammy": "ubuntu 22.04", "focal": "ubuntu 20.04", "trixie": "debian 13", "bookworm": "debian 12"}
 
 
@@ -97,7 +101,7 @@ class Resolution:
 
     layer: Layer
     ids: tuple[str, ...]
-    how: str  # "name", "alias", "family", "family+version"
+    how: str  # "name", "alias", "platform", "family", "family+version"
     family: str | None = None
     spec: str | None = None
 
@@ -111,6 +115,7 @@ class NameIndex:
     families: dict[str, dict[Layer, list[str]]] = field(default_factory=dict)
     versions: dict[str, str] = field(default_factory=dict)
     display: dict[str, str] = field(default_factory=dict)
+    platforms: dict[str, list[str]] = field(default_factory=dict)  # OS platform -> OS node ids
 
     @classmethod
     def build(cls, nodes: list[Node]) -> "NameIndex":
@@ -133,6 +138,8 @@ class NameIndex:
                 index.families.setdefault(normalise(node.family), {}).setdefault(node.layer, []).append(node.id)
             if node.version:
                 index.versions[node.id] = node.version
+            if node.layer is Layer.os and node.platform is not None:
+                index.platforms.setdefault(node.platform.value, []).append(node.id)
         return index
 
     # -- resolution -------------------------------------------------------------
@@ -149,6 +156,9 @@ class NameIndex:
                      if layer is None or lyr is layer]
             if found:
                 return found
+        platform = _PLATFORM_WORDS.get(key)
+        if platform and layer in (None, Layer.os) and self.platforms.get(platform):
+            return [Resolution(Layer.os, tuple(sorted(self.platforms[platform])), "platform", platform)]
         return self._resolve_family(text, layer)
 
     def _resolve_family(self, text: str, layer: Layer | None) -> list[Resolution]:

@@ -22,7 +22,7 @@ from typing import Iterator
 
 from gpulane.graph.kb import CompiledFact, KnowledgeGraph
 from gpulane.model import LAYER_ORDER, OFFICIAL_POSITIVE, Layer, Status
-from gpulane.versions import VersionRange, parse_version
+from gpulane.versions import VersionRange, kernel_matches, parse_version
 
 __all__ = ["Problem", "DriverPin", "Edge", "Path", "Solver", "REQUIRED_PAIRS", "NOT_USED", "BUNDLED", "is_pseudo"]
 
@@ -70,6 +70,9 @@ class Problem:
     driver: DriverPin | None = None
     # Accept paths whose only gaps are "unknown" edges (used to tell unknown from not supported).
     lenient: bool = False
+    # The running Linux kernel asked about ("6.11.0-21-generic"): checked against the kernels a
+    # toolkit -> os fact lists for that OS.
+    kernel: str | None = None
 
 
 @dataclass
@@ -205,19 +208,22 @@ class Solver:
 
     def edge(self, upper: Layer, a: str, lower: Layer, b: str, values: dict[Layer, str],
              allow: frozenset[Status], driver: DriverPin | None = None, partial: bool = False,
-             required: bool = True) -> Edge | None:
+             required: bool = True, kernel: str | None = None) -> Edge | None:
         """The verdict on the pair (a in upper, b in lower); None if nothing constrains it."""
+        if (upper, lower) != (Layer.toolkit, Layer.os):
+            kernel = None  # only toolkit -> os statements list kernels
         if (a, lower) in self._conditional or (b, upper) in self._conditional:
-            return self._edge(upper, a, lower, b, values, allow, driver, partial, required)
-        key = (upper, a, lower, b, allow, required)
+            return self._edge(upper, a, lower, b, values, allow, driver, partial, required, kernel)
+        key = (upper, a, lower, b, allow, required, kernel)
         if key not in self._edge_memo:
             if len(self._edge_memo) > 200_000:
                 self._edge_memo.clear()
-            self._edge_memo[key] = self._edge(upper, a, lower, b, values, allow, driver, partial, required)
+            self._edge_memo[key] = self._edge(upper, a, lower, b, values, allow, driver, partial, required, kernel)
         return self._edge_memo[key]
 
     def _edge(self, upper: Layer, a: str, lower: Layer, b: str, values: dict[Layer, str],
-              allow: frozenset[Status], driver: DriverPin | None, partial: bool, required: bool) -> Edge | None:
+              allow: frozenset[Status], driver: DriverPin | None, partial: bool, required: bool,
+              kernel: str | None = None) -> Edge | None:
         kg = self.kg
         mismatch = self._vendor_mismatch(a, b)
         if mismatch:
@@ -300,6 +306,14 @@ class Solver:
                 return Edge(upper, lower, a, b, "builds_only", "builds_only", silent, unmet, unofficial, required,
                             builds=builds)
             return Edge(upper, lower, a, b, "no", "not_listed", silent, unmet, unofficial, required)
+        if kernel is not None:
+            # A statement that lists kernels decides for the kernel asked about; one that names
+            # none says nothing about kernels and cannot outvote it.
+            listing = [cf for cf in positive + caveated if cf.fact.kernels]
+            if listing and not any(kernel_matches(kernel, k) for cf in listing for k in cf.fact.kernels):
+                listed = ", ".join(dict.fromkeys(k for cf in listing for k in cf.fact.kernels))
+                return Edge(upper, lower, a, b, "no", "kernel", listing, unmet, unofficial, required,
+                            detail=f"kernel {kernel} is not among the kernels listed for {self.kg.nodes[b].name}: {listed}")
         if positive or caveated:
             return Edge(upper, lower, a, b, "ok", None, positive or caveated, unmet, unofficial, required,
                         builds=builds)
@@ -553,6 +567,7 @@ class Solver:
                                   if lower in node_a.layers else None))
                 continue
             e = self.edge(upper, a, lower, b, values, problem.allow, problem.driver, partial,
+                          kernel=problem.kernel, required=
                           self._required(upper, lower, values, partial, problem.scope))
             if e is not None and e.kind in ("not_listed", "unknown") and upper in (Layer.toolkit, Layer.framework) \
                     and lower in (Layer.arch, Layer.gpu):
@@ -691,7 +706,7 @@ class Solver:
         if lower in self.kg.nodes[a].layers or upper in self.kg.nodes[b].layers:
             return "no"  # a real node where the other declares the layer unused
         e = self.edge(upper, a, lower, b, values, problem.allow, problem.driver, True,
-                      self._required(upper, lower, values, True, problem.scope))
+                      self._required(upper, lower, values, True, problem.scope), kernel=problem.kernel)
         if e is not None and e.kind in ("not_listed", "unknown") and upper in (Layer.toolkit, Layer.framework) \
                 and lower in (Layer.arch, Layer.gpu):
             if any(l in problem.scope and values.get(l) is None for l in (Layer.framework, Layer.app) if l is not upper):

@@ -34,7 +34,7 @@ class Break:
     """One edge that does not hold, in layer terms, with the facts that say so."""
 
     edge: Edge
-    kind: str  # "stated" | "not_listed" | "driver" | "unknown"
+    kind: str  # "stated" | "not_listed" | "driver" | "kernel" | "unknown"
     facts: list[CompiledFact]
     candidates: list[str] = field(default_factory=list)  # the pinned nodes it covers, when a name meant several
     unmet: list[CompiledFact] = field(default_factory=list)
@@ -196,7 +196,7 @@ def _break(kg: KnowledgeGraph, plan: Plan, path: Path, e: Edge) -> Break:
                 values = dict(path.values)
                 values[layer] = other
                 alt = solver.edge(e.upper, values[e.upper], e.lower, values[e.lower], values, plan.problem.allow,
-                                  plan.problem.driver, False, e.required)
+                                  plan.problem.driver, False, e.required, kernel=plan.problem.kernel)
                 # Only candidates that break the same way (an unknown pair is not a vendor mismatch).
                 if alt is not None and alt.verdict != "ok" and (alt.kind or alt.verdict) == (e.kind or e.verdict):
                     facts.extend(cf for cf in alt.facts if cf not in facts)

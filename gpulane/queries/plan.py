@@ -70,8 +70,12 @@ def plan(kg: KnowledgeGraph, st: Statement) -> Plan:
     mentioned: set[Layer] = set()
     labels: dict[Layer, str] = {}
 
+    kernel: str | None = None
     for cond in st.conditions:
         name = cond.name.lower()
+        if name == "kernel":
+            kernel = _kernel(cond, text)
+            continue
         layer, attr = _target(kg, name, cond, text)
         mentioned.add(layer)
         if layer is Layer.driver and attr is None:
@@ -124,8 +128,17 @@ def plan(kg: KnowledgeGraph, st: Statement) -> Plan:
 
     top = max((_rank(l) for l in mentioned), default=_rank(Layer.arch))
     scope = tuple(l for l in LAYER_ORDER if _rank(l) <= max(top, _rank(Layer.arch)))
-    problem = Problem(pins, scope, frozenset(allow), driver, lenient=lenient)
+    problem = Problem(pins, scope, frozenset(allow), driver, lenient=lenient, kernel=kernel)
     return Plan(st, problem, project, order, st.limit, keep, labels)
+
+
+def _kernel(cond: Condition, text: str) -> str:
+    """`kernel = 6.11.0-21-generic`: the running Linux kernel, as `uname -r` prints it."""
+    value = cond.values[0]
+    if cond.op not in ("=", "==") or len(cond.values) != 1 or not re.match(r"^\d+\.\d+", value.text):
+        raise QueryError(f"cannot read the kernel condition '{_label(cond)}'", text, value.span,
+                         'write the kernel as uname -r prints it: kernel = "6.11.0-21-generic"', code="bad_kernel")
+    return value.text
 
 
 def _rank(layer: Layer) -> int:
