@@ -211,7 +211,7 @@ def test_sysreq_os_kernels_and_footnotes(sysreq):
 
 def test_sysreq_every_release_page_reads():
     kb = rocm_linux_sysreq.parse(PAGES)
-    assert {s.id for s in kb.sources} == {f"rocm-linux-sysreq-{r}" for r in rocm_linux_sysreq.RELEASES} | {
+    assert {s.id for s in kb.sources} == {p.source.id for p in rocm_linux_sysreq.PAGES.values()} | {
         "rocm-releases-5"}
     subjects = {f.subject for f in kb.facts}
     assert subjects == {f"rocm-{r}" for r in rocm_linux_sysreq.RELEASES}
@@ -270,6 +270,16 @@ def test_sysreq_5x_markdown_pages():
     assert nodes["rocm-5.7.1"].family == "rocm" and nodes["rocm-5.7.1"].version == "5.7.1"
     assert "rocm-5.1.1" in nodes and not [f for f in kb.facts if f.subject == "rocm-5.1.1"]
     assert len([n for n in kb.nodes if n.layer is Layer.toolkit]) == 22
+
+
+def test_sysreq_6_3_kernel_tables():
+    """ROCm 6.3.x: only the compatibility matrix's OS/kernel lookup table (unbracketed 'GA'/'HWE')."""
+    facts = facts_by_id(rocm_linux_sysreq.parse(PAGES / "6.3.3.rst"))
+    assert facts["rocm-6.3.3-kernels-os-ubuntu-24.04"].kernels == ["6.8 GA", "6.11 HWE"]
+    assert facts["rocm-6.3.3-kernels-os-sles-15-sp6"].kernels == ["6.4.0"]
+    assert facts["rocm-6.3.3-kernels-os-azure-linux-3.0"].kernels == ["6.6"]
+    assert not [f for f in facts.values() if "-sysreq-gpu-" in f.id]  # no per-card table for 6.3.x
+    assert all(not f.exhaustive for f in facts.values())  # the matrix importer's OS row is the complete list
 
 
 @pytest.mark.parametrize(

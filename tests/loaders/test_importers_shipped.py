@@ -102,7 +102,7 @@ def test_os_nodes_live_only_in_the_os_file(kb):
     # 5.19, 6.2, 6.6; 6.1.x 5.15 GA, 6.2/6.5 HWE; 6.2.x adds 6.8 HWE
     assert oses["ubuntu-22.04"].kernels == ["5.15", "5.15 GA", "5.17 OEM", "5.19", "5.19.0-45", "6.2", "6.2 HWE",
                                             "6.5 HWE", "6.6", "6.8 HWE"]
-    assert oses["ubuntu-24.04"].kernels == ["6.8 GA"]
+    assert oses["ubuntu-24.04"].kernels == ["6.8 GA", "6.11 HWE"]  # 6.11 HWE from ROCm 6.3.x's kernel table
     assert oses["windows-11"].platform.value == "windows" and oses["ubuntu-24.04"].platform.value == "linux"
 
 

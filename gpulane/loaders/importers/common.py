@@ -230,10 +230,11 @@ def parse_kernels(text: str) -> Optional[list[str]]:
 
     out = []
     for item in text.split(","):
-        m = re.fullmatch(r"\s*(\d+(?:\.\d+)*(?:-\d+(?:\.\d+)*)?)\s*(?:\[(GA|HWE)\]|\((UEK)\))?\s*", item)
+        m = re.fullmatch(r"\s*(\d+(?:\.\d+)*(?:-\d+(?:\.\d+)*)?)\s*(?:\[(GA|HWE)\]|\((UEK)\)|(GA|HWE))?\s*",
+                         item)
         if not m:
             return None
-        label = m.group(2) or m.group(3)
+        label = m.group(2) or m.group(3) or m.group(4)
         out.append(m.group(1) + (f" {label}" if label else ""))
     return out
 

@@ -43,6 +43,8 @@ REPO = "https://github.com/ROCm/rocm-install-on-linux"
 PATH = "docs/reference/system-requirements.rst"
 LEGACY_REPO = "https://github.com/ROCm/ROCm"
 LEGACY_PATH = "docs/release/gpu_os_support.md"
+MATRIX_PATH = "docs/compatibility/compatibility-matrix.rst"
+KERNEL_SECTION = "Operating systems and kernel versions"
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,9 @@ class Page:
     release: str
     commit: str  # head of the docs/<release> branch when read
     file_commit: str  # last commit that changed the file on that branch
+    # "sysreq": the install-on-linux page (6.0-6.2); "kernels": only the OS/kernel lookup table of
+    # ROCm/ROCm's compatibility matrix on the docs/6.3.x branches (no per-card tables were readable)
+    kind: str = "sysreq"
 
     @property
     def legacy(self) -> bool:
@@ -60,6 +65,19 @@ class Page:
 
     @property
     def source(self) -> Source:
+        if self.kind == "kernels":
+            return Source(
+                id=f"rocm-linux-kernels-{self.release}",
+                url=f"{LEGACY_REPO}/blob/{self.commit}/{MATRIX_PATH}",
+                publisher="AMD",
+                title=f"ROCm compatibility matrix, Operating systems and kernel versions (ROCm {self.release} "
+                      "documentation)",
+                version=self.commit,
+                reviewed=REVIEWED,
+                note=(f"Branch docs/{self.release} of ROCm/ROCm; the file last changed in {self.file_commit[:12]}. "
+                      f"Published as https://rocm.docs.amd.com/en/docs-{self.release}/compatibility/"
+                      "compatibility-matrix.html"),
+            )
         if self.legacy:
             return Source(
                 id=f"rocm-linux-sysreq-{self.release}",
@@ -115,6 +133,10 @@ PAGES: dict[str, Page] = {p.release: p for p in (
     Page("6.2.1", "e605245eb5c2b4a5b8f46b25c7b1bd0d25250eea", "5d105a509e9d1292fcf70bafc39ca4ab26aed84c"),
     Page("6.2.2", "bdb054c4864388c50e7cf0fbcad17888d8bd9fca", "cccc3308cdd5db6ae02876a872ee8b5d5e81ba16"),
     Page("6.2.4", "c3325cba8483d34623b394b2785eff8148644efe", "cccc3308cdd5db6ae02876a872ee8b5d5e81ba16"),
+    Page("6.3.0", "72970cda1ffe4e15d8c009d5d64b2696f315a289", "33ca42f743afd7e10a36f412c48e95609bf3830d", "kernels"),
+    Page("6.3.1", "304d422ab2f5dcb499fd7062828f342915a67744", "304d422ab2f5dcb499fd7062828f342915a67744", "kernels"),
+    Page("6.3.2", "2a5163890321cedc9bf6a2b0e540c9d1f8f9af73", "7170d9813dccbcc7c736757c7cacc845525d7408", "kernels"),
+    Page("6.3.3", "571578a8bdf6273b42068b11fc5edda567df778b", "35f4362e68f84f55767ffefe9eb5c0073da22c59", "kernels"),
 )}
 
 #: ROCm 5.x releases whose docs branch page is not read: the page on those branches lists
@@ -517,6 +539,50 @@ def _read_markdown_page(path: Path, text: str):
     return gpus, oses, dropped, limits, notes
 
 
+_DISTRO_OF_LABEL = [("(RHEL", "RHEL"), ("(SLES)", "SLES"), ("Ubuntu", "Ubuntu"), ("CentOS", "CentOS"),
+                    ("Oracle Linux", "Oracle Linux"), ("Debian", "Debian"), ("Azure Linux", "Azure Linux"),
+                    ("Rocky Linux", "Rocky Linux")]
+
+
+def _parse_kernel_table(path: Path, page: Page) -> tuple[Source, list[Fact], list[OsRow]]:
+    """ROCm 6.3.x: the compatibility matrix's "Operating systems and kernel versions" table."""
+    text = read_source(path)
+    found = [t for t in read_rst_tables(path, text) if t.section == KERNEL_SECTION]
+    if len(found) != 1 or found[0].header != ["OS", "Version", "Kernel"]:
+        raise ImportFormatError(path, found[0].line if found else None,
+                                f"expected one table (OS, Version, Kernel) under {KERNEL_SECTION!r}")
+    rows: list[OsRow] = []
+    distro = None
+    for lineno, cells in found[0].rows:
+        if len(cells) != 3:
+            raise ImportFormatError(path, lineno, f"OS/kernel table: row has {len(cells)} cells, expected 3")
+        label, version, kernel_text = cells
+        if not (label or version or kernel_text):
+            continue  # a spacer row
+        if label:
+            distro = next((name for key, name in _DISTRO_OF_LABEL if key in label), None)
+            if distro is None:
+                raise ImportFormatError(path, lineno, f"OS/kernel table, column 'OS': unknown distribution {label!r}")
+        refs = parse_os_list(f"{distro} {version}") if distro else None
+        kernels = parse_kernels(kernel_text)
+        if refs is None or len(refs) != 1 or kernels is None:
+            raise ImportFormatError(path, lineno, f"OS/kernel table: cannot read {distro} {version!r} with kernels "
+                                                  f"{kernel_text!r}")
+        rows.append(OsRow(lineno, refs[0], kernels, [], f"{distro} {version}"))
+    source = page.source
+    subject = f"rocm-{page.release}"
+    by_node: dict[str, list[OsRow]] = {}
+    for row in rows:
+        by_node.setdefault(row.ref.node_id, []).append(row)
+    facts = [Fact(
+        id=f"{subject}-kernels-os-{node_id}", relation=Relation.supports, subject=subject,
+        object=Selector(ids=[node_id]), kernels=sort_kernels(k for r in group for k in r.kernels),
+        source=source.id, section=KERNEL_SECTION,
+        note="Listed as " + ", ".join(f"{r.label} (kernel {', '.join(r.kernels)})" for r in group) + ".")
+        for node_id, group in by_node.items()]
+    return source, facts, rows
+
+
 def _point_label(ref: OsRef) -> str:
     return f"{ref.name.rsplit(' ', 1)[0]} {ref.point}"
 
@@ -575,6 +641,8 @@ def _toolkit(release: str, source: str, note: Optional[str] = None) -> Node:
 
 
 def _parse_page(path: Path, page: Page) -> tuple[Source, list[Fact], list[OsRow]]:
+    if page.kind == "kernels":
+        return _parse_kernel_table(path, page)
     text = read_source(path)
     stated_unsupported: list[OsRow] = []
     if page.legacy:
