@@ -332,7 +332,7 @@ class KnowledgeGraph:
         out = []
         for cf in self.by_subject.get((gpu_id, Layer.arch), []):
             if cf.fact.relation is Relation.has_arch and cf.target.ids:
-                out.extend(sorted(cf.target.ids))
+                out.extend(a for a in sorted(cf.target.ids) if a not in out)  # sources that agree count once
         return out
 
     def compute_vendor(self, node_id: str) -> str | None:

@@ -86,9 +86,24 @@ def split_family_version(text: str) -> tuple[str, str] | None:
     return family, version.strip()
 
 
+def _without_memory_size(name: str) -> str:
+    """"Instinct MI50 (16GB)" -> "Instinct MI50"; "RX 6750 GRE 12GB" -> "RX 6750 GRE"; else the name."""
+    words = name.rstrip().split(" ")
+    if len(words) > 1:
+        last = words[-1].strip("()")
+        if last.upper().endswith("GB") and last[:-2].isdecimal():
+            return " ".join(words[:-1]).rstrip()
+    return name
+
+
 def _brandless_keys(name: str) -> list[str]:
+    """Keys without the leading brand words, and without a trailing memory size:
+    "Instinct MI50 (16GB)" is also "MI50", which then names both memory sizes."""
+    sized = _without_memory_size(name)
+    keys = [normalise(sized)] if sized and sized != name else []
+    if keys:
+        keys += _brandless_keys(sized)
     words = name.split()
-    keys = []
     while len(words) > 1 and words[0].lower() in _BRAND_WORDS:
         words = words[1:]
         keys.append(normalise(" ".join(words)))

@@ -128,3 +128,70 @@ def test_amd_archs_in_shipped_kb():
     assert kg.nodes["gfx90c"].segment == "integrated" and kg.nodes["gfx1151"].segment == "integrated"
     assert kg.nodes["gfx1100"].family == "RDNA3"  # AMD's spec table wins where it states a family
     assert (DATA_DIR / AMD_ARCH_FILE).exists()
+
+
+# ------------------------------------------------------------------ AMD products
+
+
+@pytest.fixture(scope="module")
+def amd():
+    from gpulane.loaders.importers import amd_products
+
+    return amd_products.parse(FIX / "amd" / "amdgpu.ids")
+
+
+def arch_of(kb, gid):
+    return sorted({t for f in kb.facts if f.subject == gid and f.relation.value == "has_arch" for t in f.object.ids})
+
+
+def test_amd_products_names_pci_ids_and_targets(amd):
+    nodes = by_id(amd.nodes)
+    # amdgpu.ids: "15BF, 00, AMD Radeon 780M Graphics" and pci.ids "15bf Phoenix1"; Mesa: PHOENIX -> gfx1103
+    igpu = nodes["radeon-780m"]
+    assert igpu.name == "Radeon 780M" and igpu.segment == "integrated" and "1002:15bf" in igpu.pci_ids
+    assert {"780M", "Radeon 780M Graphics"} <= set(igpu.aliases)
+    assert arch_of(amd, "radeon-780m") == ["gfx1103"]
+    assert arch_of(amd, "radeon-8060s") == ["gfx1151"]  # 1586 Strix Halo
+    assert arch_of(amd, "radeon-rx-580") == ["gfx803"]  # 67df Ellesmere, LLVM polaris10
+    assert arch_of(amd, "radeon-rx-5700-xt") == ["gfx1010"]  # 731f Navi 10
+    assert arch_of(amd, "radeon-rx-7600-xt") == ["gfx1102"]  # 7480 Navi 33
+    assert arch_of(amd, "radeon-rx-6500-xt") == ["gfx1034"]  # 743f Navi 24
+    assert arch_of(amd, "radeon-ai-pro-r9700") == ["gfx1201"]  # 7551 Navi 48
+    # every MI300/MI350 device is "Aqua Vanjaram" in pci.ids; AMD's table separates the series
+    assert arch_of(amd, "instinct-mi300x") == ["gfx942"] and arch_of(amd, "instinct-mi350x") == ["gfx950"]
+    # "Instinct MI250X / MI250" names two products on one device
+    assert "1002:740c" in nodes["instinct-mi250"].pci_ids and "1002:740c" in nodes["instinct-mi250x"].pci_ids
+    # pci.ids: "# Used in the Steam Deck LCD" above 163f
+    assert {"Steam Deck", "Steam Deck LCD"} <= set(nodes["custom-gpu-0405"].aliases)
+    assert nodes["radeon-rx-580"].segment == "consumer" and nodes["radeon-pro-w7600"].segment == "workstation"
+    assert nodes["instinct-mi300x"].segment == "datacenter"
+
+
+def test_amd_products_left_out_without_a_stated_target(amd):
+    nodes = by_id(amd.nodes)
+    # 15d8 is "Picasso/Raven 2" in pci.ids: two chips, no single target
+    assert "radeon-vega-3" not in nodes
+    # Radeon 820M: TheRock names it as the gfx1153 product (device 1902, pci.ids "Krackan2")
+    assert arch_of(amd, "radeon-820m") == ["gfx1153"]
+    # 840M sits on Krackan (1114, gfx1152) and Krackan2 (1902, no target stated): one stated target
+    assert arch_of(amd, "radeon-840m") == ["gfx1152"]
+
+
+def test_amd_products_bad_input(tmp_path):
+    from gpulane.loaders.importers import amd_products
+
+    (tmp_path / "amdgpu.ids").write_text("1.0.0\n15BF 00 AMD Radeon 780M\n", encoding="utf-8")
+    with pytest.raises(ImportFormatError, match="pci.ids beside"):
+        amd_products.parse(tmp_path / "amdgpu.ids")
+    for name in ("pci.ids", "AMDGPUUsage-processors.rst"):
+        (tmp_path / name).write_text((FIX / "amd" / name).read_text(encoding="utf-8"), encoding="utf-8")
+    with pytest.raises(ImportFormatError, match=r"amdgpu.ids:2: expected 'DEVICE,<tab>REVISION,<tab>NAME'"):
+        amd_products.parse(tmp_path / "amdgpu.ids")
+
+
+def test_every_amd_gpu_has_exactly_one_architecture():
+    kg = build_graph()
+    for gid in kg.by_layer[Layer.gpu]:
+        if kg.nodes[gid].vendor == "amd":
+            assert len(set(kg.arch_of(gid))) == 1, gid
+            assert kg.nodes[gid].segment, gid

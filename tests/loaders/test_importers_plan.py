@@ -9,6 +9,7 @@ import yaml
 
 from gpulane.loaders.importers import (
     AMD_ARCH_FILE,
+    AMD_GPU_FILE,
     OS_FILE, diff_kbfiles, dump_kbfile, load_kbfile, merge_os_nodes, plan_import, run_import, write_import,
 )
 from gpulane.model import Fact, KBFile, Layer, Node, Selector
@@ -70,13 +71,14 @@ def test_diff_on_hand_made_files():
 
 def test_failed_write_leaves_old_file_intact(tmp_path, monkeypatch):
     write_import(plan_import("rocm-gpu-specs", FIX / "gpu-specs-small.rst", tmp_path), validate=False)
-    target = tmp_path / "rocm-gpu-specs.yaml"
+    target = tmp_path / AMD_GPU_FILE  # AMD GPU nodes live in the shared AMD GPU file
     before = target.read_bytes()
     edited = tmp_path / "edited.rst"
     edited.write_text((FIX / "gpu-specs-small.rst").read_text(encoding="utf-8").replace("- 288", "- 256"),
                       encoding="utf-8")
     plan = plan_import("rocm-gpu-specs", edited, tmp_path)
-    assert plan.files[-1].diff.changed["nodes"] == ["instinct-mi355x"]
+    gpu_plan = next(p for p in plan.files if p.path.name == AMD_GPU_FILE)
+    assert gpu_plan.diff.changed["nodes"] == ["instinct-mi355x"]
 
     def broken_replace(src, dst):
         raise OSError("disk full")
@@ -90,7 +92,8 @@ def test_failed_write_leaves_old_file_intact(tmp_path, monkeypatch):
         write_import(plan, validate=False)
     assert target.read_bytes() == before
     # no temp file left (the GPU's arch nodes went to the shared AMD arch file)
-    assert sorted(p.name for p in tmp_path.iterdir()) == [AMD_ARCH_FILE, "edited.rst", "rocm-gpu-specs.yaml"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [AMD_ARCH_FILE, AMD_GPU_FILE, "edited.rst", "rocm-gpu-specs.yaml"])
     monkeypatch.undo()
     write_import(plan, validate=False)
     assert "vram_gb: 256" in target.read_text(encoding="utf-8")

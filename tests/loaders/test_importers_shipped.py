@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gpulane.loaders.importers import AMD_ARCH_FILE, DATA_DIR, IMPORTERS, OS_FILE, render_all
+from gpulane.loaders.importers import AMD_ARCH_FILE, AMD_GPU_FILE, DATA_DIR, IMPORTERS, OS_FILE, render_all
 from gpulane.model import KBFile, Layer, Status
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 SOURCES = SHARED / "sources"
 
-GENERATED = sorted([imp.target for imp in IMPORTERS.values()] + [OS_FILE, AMD_ARCH_FILE])
+GENERATED = sorted([imp.target for imp in IMPORTERS.values()] + [OS_FILE, AMD_ARCH_FILE, AMD_GPU_FILE])
 
 
 def load(name: str) -> KBFile:
@@ -155,7 +155,7 @@ def test_ubuntu_24_04_first_in_6_2_0(kb):
 
 
 def test_gpu_specs_spot_checks(kb):
-    n = nodes(kb, "rocm-gpu-specs.yaml")
+    n = nodes(kb, AMD_GPU_FILE)  # AMD GPU nodes live in the shared AMD GPU file
     f = facts(kb, "rocm-gpu-specs.yaml")
     assert n["instinct-mi355x"].vram_gb == 288
     assert f["instinct-mi355x-has-gfx950"].object.ids == ["gfx950"]
@@ -166,8 +166,9 @@ def test_gpu_specs_spot_checks(kb):
     assert {"MI300X"} <= set(n["instinct-mi300x"].aliases)
     assert {"W7900", "PRO W7900"} <= set(n["radeon-pro-w7900"].aliases)
     assert {"RX 7900 XTX", "7900 XTX", "7900xtx"} <= set(n["radeon-rx-7900-xtx"].aliases)
-    assert len([x for x in n.values() if x.layer is Layer.gpu]) == 57
-    assert not [x for x in n.values() if x.layer is Layer.arch]  # they live in the AMD arch file
+    assert len([x for x in n.values() if x.source == "rocm-gpu-arch-specs"]) == 57
+    assert n["instinct-mi355x"].segment == "datacenter" and n["ryzen-7-7840u"].segment == "integrated"
+    assert not nodes(kb, "rocm-gpu-specs.yaml")  # GPU and arch nodes live in the shared AMD files
 
 
 def test_matrix_footnotes_in_real_data(kb):
