@@ -35,7 +35,8 @@ import yaml
 
 from gpulane.model import KBFile, Layer, Node, Source
 
-from . import amd_llvm_processors, amd_products, hip_sdk_windows, pytorch_builds, rocm_gpu_specs, rocm_linux_sysreq, rocm_matrix
+from . import (amd_llvm_processors, amd_products, hip_sdk_windows, nvidia_products, pytorch_builds, rocm_gpu_specs,
+               rocm_linux_sysreq, rocm_matrix)
 from .common import sort_kernels
 from .errors import ImportFormatError
 
@@ -81,6 +82,9 @@ IMPORTERS: dict[str, Importer] = {
         Importer("amd-products", amd_products.parse, "amd-products.yaml",
                  (amd_products.SOURCE, amd_products.PCIIDS, amd_products.MESA, amd_products.THEROCK),
                  "amdgpu.ids", bundled=True),
+        Importer("nvidia-products", nvidia_products.parse, "nvidia-products.yaml",
+                 (nvidia_products.SOURCE, nvidia_products.PCIIDS, nvidia_products.NIXPKGS),
+                 "open-gpu-kernel-modules-README.md", bundled=True),
     )
 }
 

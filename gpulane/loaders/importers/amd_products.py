@@ -12,10 +12,10 @@ The importer reads ``amdgpu.ids`` and, beside it, ``pci.ids`` and
 ``AMDGPUUsage-processors.rst`` (LLVM's example products, for dGPUs the driver
 list only names as a series, such as the RX Vega 56 and 64).
 
-Scope: Polaris (GCN 4, gfx803) and newer dGPUs, and APU graphics from Raven
-Ridge (gfx902) on. Products whose chip has no stated LLVM target (a chip name
-pci.ids does not give, or one mapped ambiguously, such as "Picasso/Raven 2") are
-left out and counted in the summary note.
+Scope: every product whose chip has a stated LLVM target (GCN 1 to RDNA 4, APU
+graphics included). Products whose chip has none (a mobile codename such as
+"Mars" or "Venus" that no source maps, or one mapped ambiguously, such as
+"Picasso/Raven 2") are left out.
 """
 
 from __future__ import annotations
@@ -47,10 +47,10 @@ SOURCE = Source(
     note="GitHub mirror of the freedesktop.org mesa/drm repository; names and PCI ids only.",
 )
 PCIIDS = Source(
-    id="pciids",
+    id="pciids-amd",
     url=f"https://github.com/pciutils/pciids/blob/{PCIIDS_COMMIT}/pci.ids",
     publisher="The PCI ID Project",
-    title="pci.ids: PCI vendor and device names with chip codenames",
+    title="pci.ids, AMD (1002) section: device names with chip codenames",
     version=PCIIDS_COMMIT,
     reviewed=REVIEWED,
     note="Community-maintained; used here for chip codenames and device names, not for architectures.",
@@ -131,12 +131,22 @@ CHIP_TARGETS: dict[str, ChipTarget] = {
 # table separates them: MI300A/MI300X/MI325X are gfx942, MI350X/MI355X are gfx950.
 AQUA_VANJARAM = ("Aqua Vanjaram", {"MI30": "gfx942", "MI32": "gfx942", "MI35": "gfx950"})
 
+# GCN 1-3 chips: pci.ids names them as LLVM's "Alternative Processor" column does.
+for _chip, _llvm_name, _target in (
+        ("Tahiti", "tahiti", "gfx600"), ("Pitcairn", "pitcairn", "gfx601"), ("Cape Verde", "verde", "gfx601"),
+        ("Oland", "oland", "gfx602"), ("Hainan", "hainan", "gfx602"), ("Kaveri", "kaveri", "gfx700"),
+        ("Hawaii", "hawaii", "gfx701"), ("Kabini", "kabini", "gfx703"), ("Mullins", "mullins", "gfx703"),
+        ("Bonaire", "bonaire", "gfx704"), ("Carrizo", "carrizo", "gfx801"), ("Iceland", "iceland", "gfx802"),
+        ("Tonga", "tonga", "gfx802"), ("Fiji", "fiji", "gfx803"), ("Stoney", "stoney", "gfx810")):
+    CHIP_TARGETS[_chip] = ChipTarget(_target, LLVM, f"LLVM's processor table lists ``{_llvm_name}`` as an "
+                                                     f"alternative name of {_target}")
+
 # Marketing names TheRock's target table gives to a target.
 NAME_TARGETS: dict[str, ChipTarget] = {
     "Radeon 820M": ChipTarget("gfx1153", THEROCK.id, 'TheRock: therock_add_amdgpu_target(gfx1153 "AMD Radeon 820M iGPU")'),
 }
 
-APU_CHIPS = {"Raven Ridge", "VanGogh", "Rembrandt", "Raphael", "Mendocino", "Phoenix1", "Phoenix2", "Strix",
+APU_CHIPS = {"Renoir/Cezanne/Lucienne", "Renoir", "Cezanne", "Lucienne", "Kaveri", "Kabini", "Mullins", "Carrizo", "Stoney", "Raven Ridge", "VanGogh", "Rembrandt", "Raphael", "Mendocino", "Phoenix1", "Phoenix2", "Strix",
              "Strix Halo", "Krackan", "Krackan2", "HawkPoint1", "HawkPoint2", "Picasso/Raven 2", "Sephiroth"}
 
 # Names that stand for several products or none (left out).
@@ -296,11 +306,49 @@ def _read_ids(path: Path) -> dict[str, Product]:
     return products
 
 
+# TheRock names one target for three APU chips: therock_add_amdgpu_target(gfx90c "AMD Renoir/Lucienne/Cezanne iGPU").
+RENOIR_FAMILY = "Renoir/Lucienne/Cezanne iGPU"
+RENOIR_CHIPS = ("Renoir", "Cezanne", "Lucienne")
+
+
+def _add_pci_only_products(products: dict[str, Product], chips: dict[str, tuple[str, str]]) -> None:
+    """Products pci.ids names (in brackets) on devices amdgpu.ids does not list.
+
+    Only devices whose chip has a stated target; the bracket text is split on "/".
+    The Renoir, Cezanne and Lucienne iGPUs, which pci.ids names only as a series,
+    become one product under TheRock's name for them.
+    """
+
+    listed = {d for p in products.values() for d in p.devices}
+    for device, (codename, names) in sorted(chips.items()):
+        if device in listed:
+            continue
+        if codename in RENOIR_CHIPS:
+            product = products.setdefault(RENOIR_FAMILY, Product(RENOIR_FAMILY))
+            product.devices.add(device)
+            continue
+        if chip_family(codename) not in CHIP_TARGETS and not codename.startswith(AQUA_VANJARAM[0]):
+            continue
+        for part in (p.strip() for p in re.split(r"\s*/\s*", names or "")):
+            if not re.match(r"^(Radeon|Instinct|FirePro)\b", part) or not re.search(r"\d|Vega", part) \
+                    or re.search(r"Engineering|Radeon Pro$|Radeon Instinct$|XX", part):
+                continue
+            name = product_name("AMD " + part)
+            if _NOT_A_PRODUCT.match(name):
+                continue
+            product = products.setdefault(name, Product(name))
+            product.devices.add(device)
+
+
 def _target_for(product: Product, chips: dict[str, tuple[str, str]]) -> tuple[Optional[ChipTarget], str, list[str]]:
     """(target, chip family, devices the target comes from) for a product."""
 
     if product.name in NAME_TARGETS:
         return NAME_TARGETS[product.name], "", sorted(product.devices)
+    if product.name == RENOIR_FAMILY:
+        return ChipTarget("gfx90c", THEROCK.id, 'TheRock: therock_add_amdgpu_target(gfx90c "AMD Renoir/Lucienne/'
+                                                 'Cezanne iGPU"); pci.ids names the devices Renoir, Cezanne and '
+                                                 'Lucienne'), "Renoir/Cezanne/Lucienne", sorted(product.devices)
     found: dict[str, tuple[ChipTarget, str, list[str]]] = {}
     for device in sorted(product.devices):
         codename = chips.get(device, ("", ""))[0]
@@ -318,6 +366,15 @@ def _target_for(product: Product, chips: dict[str, tuple[str, str]]) -> tuple[Op
     if len(found) != 1:
         return None, "", []
     return next(iter(found.values()))
+
+
+def _llvm_examples(path: Path, target: str) -> list[str]:
+    """LLVM's example products for one target."""
+
+    for node in amd_llvm_processors.parse(path).nodes:
+        if node.id == target and node.note and "Example products: " in node.note:
+            return node.note.split("Example products: ", 1)[1].rstrip(".").split(", ")
+    return []
 
 
 def _llvm_products(path: Path) -> list[tuple[str, str]]:
@@ -343,6 +400,7 @@ def parse(path: Path) -> KBFile:
             raise ImportFormatError(path, None, f"expected {needed.name} beside amdgpu.ids (see the README)")
     chips = read_pci_ids(pci_path, "1002")
     products = _read_ids(path)
+    _add_pci_only_products(products, chips)
 
     nodes: dict[str, Node] = {}
     facts: list[Fact] = []
@@ -361,6 +419,10 @@ def parse(path: Path) -> KBFile:
         pci_ids = [f"1002:{d}" for d in sorted(product.devices)]
         note = f"Chip (pci.ids): {', '.join(codenames)}."
         aliases = aliases_for(product.name, product.spellings)
+        if product.name == RENOIR_FAMILY:
+            # the codenames, and the APUs LLVM's processor table names as gfx90c example products
+            aliases += [f"{c} iGPU" for c in RENOIR_CHIPS] + list(RENOIR_CHIPS) + _llvm_examples(llvm_path, "gfx90c")
+            note += " Products: LLVM's processor table lists these APUs under gfx90c (given here as aliases)."
         for d in sorted(product.devices):
             comment = _pci_comment(pci_path, d)
             if comment:
@@ -392,9 +454,29 @@ def parse(path: Path) -> KBFile:
         facts.append(Fact(id=f"{gid}-arch-{target}-from-llvm", relation=Relation.has_arch, subject=gid,
                           object=Selector(ids=[target]), source=LLVM,
                           section=f"amdgpu-processor-table: {target}, Example Products"))
+    _add_apu_aliases(path.parent / "apu-graphics.csv", nodes)
     _drop_shared_aliases(nodes)
     sources = [s for s in (SOURCE, PCIIDS, MESA, THEROCK) if s.id in used_sources]
     return KBFile(sources=sources, nodes=list(nodes.values()), facts=facts)
+
+
+def _add_apu_aliases(path: Path, nodes: dict[str, Node]) -> None:
+    """APU names from the hand-kept ``apu-graphics.csv`` (one cited row each) as aliases of their iGPU."""
+
+    if not path.exists():
+        return
+    import csv
+
+    lines = [l for l in read_source(path).splitlines() if l.strip() and not l.startswith("#")]
+    for lineno, row in enumerate(csv.DictReader(lines), 2):
+        if set(row) != {"apu", "igpu", "evidence"} or not all(row.values()):
+            raise ImportFormatError(path, lineno, "expected the columns apu,igpu,evidence, all filled")
+        gid = gpu_id(row["igpu"])
+        if gid not in nodes:
+            raise ImportFormatError(path, lineno, f"{row['igpu']!r} is not a product of amdgpu.ids")
+        node = nodes[gid]
+        note = f"{node.note} {row['apu']} carries it: {row['evidence']}."
+        nodes[gid] = node.model_copy(update={"aliases": node.aliases + [row["apu"]], "note": note})
 
 
 _COMMENTS: dict[Path, dict[str, str]] = {}
