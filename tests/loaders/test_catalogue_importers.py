@@ -20,6 +20,12 @@ from gpulane.model import Layer, Node
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "catalogue"
 
 
+@pytest.fixture(scope="module")
+def kg():
+    """The shipped knowledge base, compiled once for this module."""
+    return build_graph()
+
+
 def by_id(items):
     return {i.id: i for i in items}
 
@@ -108,8 +114,7 @@ def test_shipped_files_hold_a_fresh_import_of_the_pinned_input(kind):
     assert not changed, f"{changed} differ from a fresh `gpulane kb import {kind}`; run it and commit the result"
 
 
-def test_generic_target_build_counts_for_members():
-    kg = build_graph()
+def test_generic_target_build_counts_for_members(kg):
     assert kg.generic_members["gfx11-generic"] >= {"gfx1100", "gfx1103", "gfx1151"}
     via: dict = {}
     cond = kg._expand_build_targets(["gfx11-generic"], via)
@@ -118,8 +123,7 @@ def test_generic_target_build_counts_for_members():
     assert "gfx1030" not in cond.ids
 
 
-def test_amd_archs_in_shipped_kb():
-    kg = build_graph()
+def test_amd_archs_in_shipped_kb(kg):
     archs = [n for n in kg.nodes.values() if n.layer is Layer.arch]
     assert len(archs) >= 60
     for target in ("gfx1010", "gfx1012", "gfx1034", "gfx1035", "gfx1036", "gfx90c", "gfx1153",
@@ -134,10 +138,11 @@ def test_amd_archs_in_shipped_kb():
 
 
 @pytest.fixture(scope="module")
-def amd():
+def amd(tmp_path_factory):
     from gpulane.loaders.importers import amd_products
 
-    return amd_products.parse(FIX / "amd" / "amdgpu.ids")
+    # no rocm-gpu-specs.yaml beside: every product gets its has_arch fact from its chip
+    return amd_products.parse(FIX / "amd" / "amdgpu.ids", tmp_path_factory.mktemp("no-specs"))
 
 
 def arch_of(kb, gid):
@@ -182,16 +187,159 @@ def test_amd_products_bad_input(tmp_path):
 
     (tmp_path / "amdgpu.ids").write_text("1.0.0\n15BF 00 AMD Radeon 780M\n", encoding="utf-8")
     with pytest.raises(ImportFormatError, match="pci.ids beside"):
-        amd_products.parse(tmp_path / "amdgpu.ids")
+        amd_products.parse(tmp_path / "amdgpu.ids", tmp_path)
     for name in ("pci.ids", "AMDGPUUsage-processors.rst"):
         (tmp_path / name).write_text((FIX / "amd" / name).read_text(encoding="utf-8"), encoding="utf-8")
     with pytest.raises(ImportFormatError, match=r"amdgpu.ids:2: expected 'DEVICE,<tab>REVISION,<tab>NAME'"):
-        amd_products.parse(tmp_path / "amdgpu.ids")
+        amd_products.parse(tmp_path / "amdgpu.ids", tmp_path)
 
 
-def test_every_amd_gpu_has_exactly_one_architecture():
-    kg = build_graph()
+def test_every_amd_gpu_has_exactly_one_architecture(kg):
     for gid in kg.by_layer[Layer.gpu]:
         if kg.nodes[gid].vendor == "amd":
             assert len(set(kg.arch_of(gid))) == 1, gid
             assert kg.nodes[gid].segment, gid
+
+
+# ------------------------------------------------------------------ NVIDIA products
+
+
+@pytest.fixture(scope="module")
+def nvidia(tmp_path_factory):
+    from gpulane.loaders.importers import nvidia_products
+
+    empty = tmp_path_factory.mktemp("no-hand-written")  # every product becomes a node
+    return nvidia_products.parse(FIX / "nvidia" / "open-gpu-kernel-modules-README.md", empty)
+
+
+def test_nvidia_products_from_the_readme(nvidia):
+    nodes = by_id(nvidia.nodes)
+    # README: "| NVIDIA GeForce RTX 5090 D | 2B87 |"; pci.ids: 2b87 GB202 -> CC 12.0
+    d = nodes["geforce-rtx-5090-d"]
+    assert d.name == "GeForce RTX 5090 D" and d.pci_ids == ["10de:2b87"] and d.segment == "consumer"
+    assert {"RTX 5090 D", "NVIDIA GeForce RTX 5090 D"} <= set(d.aliases)
+    assert arch_of(nvidia, "geforce-rtx-5090-d") == ["sm_120"]
+    assert arch_of(nvidia, "geforce-rtx-4090-d") == ["sm_89"]  # 2685 AD102
+    # "with Max-Q Design" is the same product: an alias, its devices merged
+    q = nodes["quadro-rtx-5000"]
+    assert q.pci_ids == ["10de:1eb0", "10de:1eb5"] and "Quadro RTX 5000 with Max-Q Design" in q.aliases
+    assert arch_of(nvidia, "quadro-rtx-5000") == ["sm_75"] and q.segment == "workstation"
+    # a laptop GPU is its own product; pci.ids gives the chip as "AD103M / GN21-X11"
+    assert arch_of(nvidia, "geforce-rtx-4090-laptop-gpu") == ["sm_89"]
+    assert nodes["t400"].segment == "workstation" and arch_of(nvidia, "t400") == ["sm_75"]
+    assert nodes["a100-sxm4-40gb"].segment == "datacenter" and arch_of(nvidia, "a100-sxm4-40gb") == ["sm_80"]
+    assert arch_of(nvidia, "gb10") == ["sm_121"]  # 2e12 GB20B [GB10]
+
+
+def test_nvidia_older_products_from_pci_ids(nvidia):
+    nodes = by_id(nvidia.nodes)
+    # pci.ids: "102d GK210GL [Tesla K80]" -> CC 3.7 (nixpkgs: Tesla K80)
+    k80 = nodes["tesla-k80"]
+    assert k80.pci_ids == ["10de:102d"] and "K80" in k80.aliases and k80.source == "pciids-nvidia"
+    assert arch_of(nvidia, "tesla-k80") == ["sm_37"]
+    assert arch_of(nvidia, "geforce-gt-1030") == ["sm_61"]  # 1d01 GP108
+    assert arch_of(nvidia, "geforce-gtx-970") == ["sm_52"]  # 13c2 GM204
+
+
+def test_nvidia_hand_written_nodes_keep_their_ids(tmp_path):
+    from gpulane.loaders.importers import nvidia_products
+
+    kb = nvidia_products.parse(FIX / "nvidia" / "open-gpu-kernel-modules-README.md")
+    ids = {n.id for n in kb.nodes}
+    # the RTX 4090 and TITAN RTX are written by hand: no second node, no second has_arch
+    assert "geforce-rtx-4090" not in ids and "titan-rtx" not in ids
+    assert not [f for f in kb.facts if f.subject in ("geforce-rtx-4090", "titan-rtx")]
+    updates = nvidia_products.hand_written_updates(FIX / "nvidia" / "open-gpu-kernel-modules-README.md")
+    assert updates["geforce-rtx-4090"]["pci_ids"] == {"10de:2684"}
+
+
+def test_nvidia_bad_input(tmp_path):
+    from gpulane.loaders.importers import nvidia_products
+
+    readme = tmp_path / "README.md"
+    readme.write_text("## Compatible GPUs\n| NVIDIA X | 2B8 |\n", encoding="utf-8")
+    with pytest.raises(ImportFormatError, match="pci.ids beside"):
+        nvidia_products.parse(readme, tmp_path)
+    (tmp_path / "pci.ids").write_text((FIX / "nvidia" / "pci.ids").read_text(encoding="utf-8"), encoding="utf-8")
+    with pytest.raises(ImportFormatError, match=r"README.md:2: Compatible GPUs: expected '\| name \| PCI ID \|'"):
+        nvidia_products.parse(readme, tmp_path)
+
+
+def test_hand_written_nvidia_nodes_carry_the_readme_pci_ids(kg):
+    """The one-time edit of the hand-written files holds what the importer computes today."""
+    from gpulane.loaders.importers import nvidia_products
+
+    path = INPUTS_DIR / "open-gpu-kernel-modules-README.md"
+    for gid, update in nvidia_products.hand_written_updates(path).items():
+        assert sorted(update["pci_ids"]) == kg.nodes[gid].pci_ids, gid
+
+
+def test_chip_mappings_agree_with_the_architectures_sources_state(kg):
+    """Where NVIDIA's pages or AMD's table give a product's architecture, the chip mapping agrees."""
+    from gpulane.loaders.importers import amd_products, nvidia_products
+
+    chips = amd_products.read_pci_ids(INPUTS_DIR / "pci.ids", "10de")
+    products = nvidia_products._collect(INPUTS_DIR / "open-gpu-kernel-modules-README.md", chips)
+    known = nvidia_products.known_nodes()
+    checked = 0
+    for product in products.values():
+        gid = next((known[nvidia_products.normalise(t)] for t in product.spellings()
+                    if nvidia_products.normalise(t) in known), None)
+        if gid is None or not kg.arch_of(gid):
+            continue
+        entries = {nvidia_products.arch_for_chip(chips[d][0]) for d in product.devices}
+        assert {e.arch for e in entries if e} == set(kg.arch_of(gid)), gid
+        checked += 1
+    assert checked > 60
+    amd_chips = amd_products.read_pci_ids(INPUTS_DIR / "pci.ids", "1002")
+    rocm = amd_products.stated_elsewhere()
+    checked = 0
+    for product in amd_products._read_ids(INPUTS_DIR / "amdgpu.ids").values():
+        gid = gpu_id_of(product.name)
+        if gid in rocm:
+            target, _, _ = amd_products._target_for(product, amd_chips)
+            if target is not None:
+                assert [target.target] == kg.arch_of(gid), gid
+                checked += 1
+    assert checked > 30
+
+
+def gpu_id_of(name):
+    from gpulane.loaders.importers.common import gpu_id
+
+    return gpu_id(name)
+
+
+# ------------------------------------------------------------------ the names of issue 12
+
+# name -> the architecture its sources give (LLVM/ROCm/Mesa for AMD, NVIDIA/nixpkgs for NVIDIA)
+ISSUE_NAMES = {
+    "Tesla K80": "sm_37", "K80": "sm_37", "Quadro RTX 5000": "sm_75", "GeForce RTX 5090 D": "sm_120",
+    "RTX 4090 D": "sm_89", "GT 1030": "sm_61", "GTX 1630": "sm_75", "Quadro P4000": "sm_61",
+    "Quadro P6000": "sm_61", "Quadro M4000": "sm_52", "Quadro M6000": "sm_52", "Quadro K2200": "sm_50",
+    "Quadro K6000": "sm_35", "T400": "sm_75", "T600": "sm_75", "T1000": "sm_75", "RTX A400": "sm_86",
+    "RTX A1000": "sm_86", "RTX A5500": "sm_86", "RTX A4500": "sm_86", "A10G": "sm_86", "H800": "sm_90",
+    "H20": "sm_90", "L20": "sm_89", "B100": "sm_100", "Jetson TX1": "sm_53",
+    "RX 470": "gfx803", "RX 480": "gfx803", "RX 570": "gfx803", "RX 580": "gfx803", "RX 590": "gfx803",
+    "Vega 56": "gfx900", "Vega 64": "gfx900", "RX 5300": "gfx1012", "RX 5500 XT": "gfx1012",
+    "RX 5600 XT": "gfx1010", "RX 5700": "gfx1010", "RX 5700 XT": "gfx1010", "RX 6400": "gfx1034",
+    "RX 6500 XT": "gfx1034", "RX 7600 XT": "gfx1102", "RX 7650 GRE": "gfx1102", "Radeon PRO W5700": "gfx1010",
+    "W6400": "gfx1034", "W7500": "gfx1102", "W7600": "gfx1102", "MI308X": "gfx942", "MI50": "gfx906",
+    "Radeon 680M": "gfx1035", "680M": "gfx1035", "760M": "gfx1103", "Radeon 780M": "gfx1103", "780M": "gfx1103",
+    "860M": "gfx1152", "880M": "gfx1150", "890M": "gfx1150", "8050S": "gfx1151", "8060S": "gfx1151",
+    "Ryzen AI Max+ 395": "gfx1151", "Ryzen AI 9 HX 370": "gfx1150", "Steam Deck": "gfx1033",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ISSUE_NAMES))
+def test_issue_names_resolve_to_their_architecture(name, kg):
+    gpus = [i for r in kg.names.resolve(name) if r.layer is Layer.gpu for i in r.ids]
+    assert gpus, name
+    assert {a for g in gpus for a in kg.arch_of(g)} == {ISSUE_NAMES[name]}
+
+
+def test_catalogue_size_and_completeness(kg):
+    gpus = [kg.nodes[g] for g in kg.by_layer[Layer.gpu]]
+    assert len(gpus) >= 700 and len(kg.by_layer[Layer.arch]) >= 60
+    assert all(len(set(kg.arch_of(g.id))) == 1 for g in gpus)
+    assert all(g.segment for g in gpus)

@@ -391,8 +391,25 @@ def _llvm_products(path: Path) -> list[tuple[str, str]]:
     return out
 
 
-def parse(path: Path) -> KBFile:
+DATA_DIR = Path(__file__).resolve().parents[2] / "data"
+ROCM_SPECS_FILE = "rocm-gpu-specs.yaml"
+
+
+def stated_elsewhere(data_dir: Path = DATA_DIR) -> set[str]:
+    """GPU ids AMD's specification table already gives an architecture (rocm-gpu-specs.yaml)."""
+
+    import yaml
+
+    path = Path(data_dir) / ROCM_SPECS_FILE
+    if not path.exists():
+        return set()
+    facts = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("facts", []) or []
+    return {f["subject"] for f in facts if f.get("relation") == "has_arch" and isinstance(f.get("subject"), str)}
+
+
+def parse(path: Path, data_dir: Path = DATA_DIR) -> KBFile:
     path = Path(path)
+    known_arch = stated_elsewhere(data_dir)
     pci_path = path.parent / "pci.ids"
     llvm_path = path.parent / "AMDGPUUsage-processors.rst"
     for needed in (pci_path, llvm_path):
@@ -436,6 +453,8 @@ def parse(path: Path) -> KBFile:
             vendor="amd", segment=segment_of(product.name, family or codenames[0]), pci_ids=pci_ids,
             source=SOURCE.id, note=note,
         )
+        if gid in known_arch:
+            continue  # AMD's own table states it (a test checks the chip mapping agrees)
         used_sources.add(target.source)
         facts.append(Fact(
             id=f"{gid}-arch-{target.target}-from-chip", relation=Relation.has_arch, subject=gid,

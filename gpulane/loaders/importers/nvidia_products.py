@@ -224,6 +224,20 @@ def read_readme(path: Path) -> list[tuple[int, str, str]]:
     return rows
 
 
+def known_archs(data_dir: Path = DATA_DIR) -> set[str]:
+    """Ids of the hand-written GPU nodes that already have a has_arch fact."""
+
+    out: set[str] = set()
+    for name in HAND_WRITTEN:
+        path = Path(data_dir) / name
+        if path.exists():
+            for fact in (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("facts", []) or []:
+                if fact.get("relation") == "has_arch":
+                    subjects = fact["subject"] if isinstance(fact["subject"], list) else [fact["subject"]]
+                    out.update(subjects)
+    return out
+
+
 def known_nodes(data_dir: Path = DATA_DIR) -> dict[str, str]:
     """Normalised name or alias -> id of the NVIDIA GPU nodes written by hand."""
 
@@ -276,6 +290,7 @@ def parse(path: Path, data_dir: Path = DATA_DIR) -> KBFile:
         raise ImportFormatError(path, None, "expected pci.ids beside the README (see the README of gpulane)")
     chips = read_pci_ids(pci_path, "10de")
     known = known_nodes(data_dir)
+    with_arch = known_archs(data_dir)
     products = _collect(path, chips)
 
     nodes: dict[str, Node] = {}
@@ -298,6 +313,8 @@ def parse(path: Path, data_dir: Path = DATA_DIR) -> KBFile:
                               aliases=short_aliases(product.name, product.published), vendor="nvidia",
                               segment=segment_of(product.name), pci_ids=pci_ids, source=product.source,
                               note=f"Chip (pci.ids): {', '.join(codes)}.")
+        if gid in with_arch:
+            continue  # the hand-written node states it (a test checks the chip mapping agrees)
         used.add(entry.source)
         fid = f"{gid}-arch-{entry.arch}-from-chip"
         if fid in facts:  # a hand-written node several published names stand for
