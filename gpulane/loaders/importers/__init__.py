@@ -285,10 +285,6 @@ def _combine(primary: Node, other: Node) -> Node:
         if _unset(getattr(primary, name)) and not _unset(getattr(other, name)):
             update[name] = getattr(other, name)
             sources[name] = other.attribute_sources.get(name, other.source)
-    for name, src in other.attribute_sources.items():
-        if name in _MERGED_ATTRIBUTES and name not in sources and name not in update \
-                and getattr(primary, name) == getattr(other, name):
-            sources[name] = src
     update["attribute_sources"] = dict(sorted(sources.items()))
     return primary.model_copy(update=update)
 

@@ -29,6 +29,7 @@ from gpulane.model import Fact, KBFile, Layer, Node, Relation, Selector, Source
 
 from .common import REVIEWED, gpu_id, gpu_name, read_source
 from .errors import ImportFormatError
+from . import vram_table
 from .rocm_gpu_specs import gpu_aliases
 from . import amd_llvm_processors
 
@@ -294,6 +295,8 @@ def _read_ids(path: Path) -> dict[str, Product]:
         if not m:
             raise ImportFormatError(path, lineno, f"expected 'DEVICE,<tab>REVISION,<tab>NAME', found {s!r}")
         device, _revision, raw = m.groups()
+        if re.search(r"\d00 Series$|\d00 / ", raw):
+            continue  # a range of models ("Radeon R7 200 Series", "Radeon HD 7900 Series"), not one product
         for name in _split_names(product_name(raw)):
             if _NOT_A_PRODUCT.match(name) or " / " in name or name in _SPLIT_ELSEWHERE:
                 continue
@@ -327,10 +330,12 @@ def _add_pci_only_products(products: dict[str, Product], chips: dict[str, tuple[
             product = products.setdefault(RENOIR_FAMILY, Product(RENOIR_FAMILY))
             product.devices.add(device)
             continue
+        if re.search(r"Audio|USB|PCI Express|SRIOV", codename):
+            continue  # a function of the card, not a GPU
         if chip_family(codename) not in CHIP_TARGETS and not codename.startswith(AQUA_VANJARAM[0]):
             continue
         for part in (p.strip() for p in re.split(r"\s*/\s*", names or "")):
-            if not re.match(r"^(Radeon|Instinct|FirePro)\b", part) or not re.search(r"\d|Vega", part) \
+            if not re.match(r"^(Radeon|Instinct|FirePro)\b", part) or not re.search(r"\d", part) \
                     or re.search(r"Engineering|Radeon Pro$|Radeon Instinct$|XX", part):
                 continue
             name = product_name("AMD " + part)
@@ -416,6 +421,8 @@ def parse(path: Path, data_dir: Path = DATA_DIR) -> KBFile:
         if not needed.exists():
             raise ImportFormatError(path, None, f"expected {needed.name} beside amdgpu.ids (see the README)")
     chips = read_pci_ids(pci_path, "1002")
+    memory_path = path.parent / vram_table.FILE_NAME
+    memory = vram_table.load(memory_path) if memory_path.exists() else {}
     products = _read_ids(path)
     _add_pci_only_products(products, chips)
 
@@ -448,10 +455,16 @@ def parse(path: Path, data_dir: Path = DATA_DIR) -> KBFile:
                 if used:  # "Used in the Steam Deck LCD" -> "Steam Deck LCD", "Steam Deck"
                     aliases += [a for a in (used.group(1), re.sub(r" (LCD|OLED)$", "", used.group(1)))
                                 if a not in aliases]
+        segment = segment_of(product.name, family or codenames[0])
+        extra = {}
+        size = vram_table.lookup(memory, [product.name, *sorted(product.spellings)])
+        if size is not None and segment != "integrated":
+            extra = {"vram_gb": size[0], "attribute_sources": {"vram_gb": vram_table.SOURCE_ID}}
+            note += f" Memory size from TechPowerUp (third party): {size[1]}."
         nodes[gid] = Node(
             id=gid, layer=Layer.gpu, name=product.name, aliases=aliases,
-            vendor="amd", segment=segment_of(product.name, family or codenames[0]), pci_ids=pci_ids,
-            source=SOURCE.id, note=note,
+            vendor="amd", segment=segment, pci_ids=pci_ids,
+            source=SOURCE.id, note=note, **extra,
         )
         if gid in known_arch:
             continue  # AMD's own table states it (a test checks the chip mapping agrees)
@@ -467,9 +480,14 @@ def parse(path: Path, data_dir: Path = DATA_DIR) -> KBFile:
         gid = gpu_id(product)
         if gid in nodes or any(name in n.aliases for n in nodes.values()):
             continue
+        extra = {}
+        note = "Named as an example product of its target in LLVM's processor table."
+        size = vram_table.lookup(memory, [name, product])
+        if size is not None:
+            extra = {"vram_gb": size[0], "attribute_sources": {"vram_gb": vram_table.SOURCE_ID}}
+            note += f" Memory size from TechPowerUp (third party): {size[1]}."
         nodes[gid] = Node(id=gid, layer=Layer.gpu, name=name, aliases=aliases_for(name, set()), vendor="amd",
-                          segment=segment_of(name, ""), source=LLVM,
-                          note="Named as an example product of its target in LLVM's processor table.")
+                          segment=segment_of(name, ""), source=LLVM, note=note, **extra)
         facts.append(Fact(id=f"{gid}-arch-{target}-from-llvm", relation=Relation.has_arch, subject=gid,
                           object=Selector(ids=[target]), source=LLVM,
                           section=f"amdgpu-processor-table: {target}, Example Products"))

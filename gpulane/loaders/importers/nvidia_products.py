@@ -32,6 +32,7 @@ from gpulane.model import Fact, KBFile, Layer, Node, Relation, Selector, Source
 
 from .common import REVIEWED, read_source, slug
 from .errors import ImportFormatError
+from . import vram_table
 from .amd_products import PCIIDS_COMMIT, read_pci_ids
 
 OGKM_TAG = "595.45.04"
@@ -292,6 +293,8 @@ def parse(path: Path, data_dir: Path = DATA_DIR) -> KBFile:
     known = known_nodes(data_dir)
     with_arch = known_archs(data_dir)
     products = _collect(path, chips)
+    memory_path = path.parent / vram_table.FILE_NAME
+    memory = vram_table.load(memory_path) if memory_path.exists() else {}
 
     nodes: dict[str, Node] = {}
     facts: dict[str, Fact] = {}
@@ -309,10 +312,16 @@ def parse(path: Path, data_dir: Path = DATA_DIR) -> KBFile:
             if gid in nodes:
                 raise ImportFormatError(path, product.line, f"{product.name!r}: id {gid} also used by "
                                                              f"{nodes[gid].name!r}")
+            note = f"Chip (pci.ids): {', '.join(codes)}."
+            size = vram_table.lookup(memory, product.spellings())
+            extra = {}
+            if size is not None and segment_of(product.name) != "embedded":
+                extra = {"vram_gb": size[0], "attribute_sources": {"vram_gb": vram_table.SOURCE_ID}}
+                note += f" Memory size from TechPowerUp (third party): {size[1]}."
             nodes[gid] = Node(id=gid, layer=Layer.gpu, name=product.name,
                               aliases=short_aliases(product.name, product.published), vendor="nvidia",
                               segment=segment_of(product.name), pci_ids=pci_ids, source=product.source,
-                              note=f"Chip (pci.ids): {', '.join(codes)}.")
+                              note=note, **extra)
         if gid in with_arch:
             continue  # the hand-written node states it (a test checks the chip mapping agrees)
         used.add(entry.source)
@@ -354,7 +363,9 @@ def hand_written_updates(path: Path, data_dir: Path = DATA_DIR) -> dict[str, dic
         gid = next((known[normalise(t)] for t in product.spellings() if normalise(t) in known), None)
         if gid is None:
             continue
-        entry = out.setdefault(gid, {"pci_ids": set(), "segment": segment_of(product.name), "source": set()})
+        entry = out.setdefault(gid, {"pci_ids": set(), "segment": segment_of(product.name), "source": set(),
+                                     "spellings": []})
         entry["pci_ids"].update(f"10de:{d}" for d in product.devices)
         entry["source"].add(product.source)
+        entry["spellings"] += product.spellings()
     return out

