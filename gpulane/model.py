@@ -231,6 +231,12 @@ class Fact(BaseModel):
     # (HSA_OVERRIDE_GFX_VERSION=10.3.0 runs a gfx1031 card as gfx1030). Builds that ship code
     # for it then count, and the override never applies to that target itself.
     runs_as: Optional[str] = None
+    # For a GPU list: the names exactly as the source lists them. `kb check` errors on a name
+    # that names no GPU of the object, so a list never silently misses a card.
+    listed: list[str] = []
+    # Names the source lists that the knowledge base has no GPU for (said, not silent); `kb check`
+    # errors once one of them names a GPU (it then belongs in `listed` and the object).
+    unmatched: list[str] = []
 
     @model_validator(mode="before")
     @classmethod

@@ -360,10 +360,16 @@ def fix(words: list[str] = typer.Argument(None, help='gpu = "RX 7900 XTX", os = 
 
 
 @app.command()
-def probe(as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
+def probe(as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+          pci: Optional[str] = typer.Option(None, "--pci", help="Name the GPU of a PCI id (10de:2684) or of pasted "
+                                                                 "lspci -nn / nvidia-smi -q / rocminfo output "
+                                                                 "('-' reads it from standard input).")):
     """Read this machine's GPU, driver, OS and Python stack, and explain that configuration."""
-    from gpulane.cli.probe_commands import probe_command
+    from gpulane.cli.probe_commands import pci_command, probe_command
 
+    if pci is not None:
+        pci_command(sys.stdin.read() if pci == "-" else pci, as_json)
+        return
     probe_command(as_json)
 
 

@@ -14,7 +14,7 @@ import typer
 
 from gpulane.errors import GpulaneError, QueryError
 
-__all__ = ["probe_command", "explain_error", "record_command", "probe_report", "diagnosis_text",
+__all__ = ["pci_command", "probe_command", "explain_error", "record_command", "probe_report", "diagnosis_text",
            "diagnosis_json", "probe_text", "probe_json", "RecordWriteError"]
 
 
@@ -35,6 +35,28 @@ def _echo_json(obj) -> None:
 
 
 # -- probe ----------------------------------------------------------------------------------------
+
+def pci_command(text: str, as_json: bool, *, kg=None) -> None:
+    """`gpulane probe --pci`: each GPU PCI id in the text and the GPU node(s) that list it."""
+    from gpulane.graph.pci import pci_ids_in
+
+    kg = _graph(kg)
+    ids = pci_ids_in(text)
+    if not ids:
+        raise QueryError("no PCI id found: give one as 10de:2684, or paste `lspci -nn`, `nvidia-smi -q` "
+                         "or `rocminfo` output")
+    rows = [{"pci_id": p, "gpus": [{"id": g, "name": kg.nodes[g].name, "arch": kg.arch_of(g)}
+                                   for g in kg.gpus_with_pci_id(p)]} for p in ids]
+    if as_json:
+        _echo_json(rows)
+        return
+    for row in rows:
+        if not row["gpus"]:
+            typer.echo(f"{row['pci_id']}: no GPU in the knowledge base lists this PCI id")
+            continue
+        names = "; ".join(f"{g['name']} [{g['id']}] ({', '.join(g['arch']) or 'arch unknown'})" for g in row["gpus"])
+        typer.echo(f"{row['pci_id']}: {names}")
+
 
 def probe_report(kg, found):
     """Configuration, main explanation and one explanation per other installed app."""

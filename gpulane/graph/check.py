@@ -118,6 +118,7 @@ def check_graph(kg: KnowledgeGraph, today: dt.date | None = None) -> list[Proble
             add("warning", "facts", cf.index, f"fact '{cf.id}': object selector matches no node")
 
     problems.extend(_scope_problems(kg))
+    problems.extend(_listed_names(kg))
     problems.extend(_contradictions(kg))
     order = {"error": 0, "warning": 1}
     return sorted(problems, key=lambda p: (order[p.severity], str(p.origin or "")))
@@ -246,4 +247,37 @@ def _contradictions(kg: KnowledgeGraph) -> list[Problem]:
         if yes and no:
             out.append(Problem("error", kg.origin_of_fact(no[0]),
                                f"fact '{no[0].id}' says {s} → {o} is unsupported, but fact '{yes[0].id}' says it is supported"))
+    return out
+
+
+def _gpus_named(kg: KnowledgeGraph, name: str) -> set[str]:
+    """The GPU nodes a listed name stands for (a leading vendor word may be dropped)."""
+    for text in (name, *(name[len(w):] for w in ("AMD ", "NVIDIA ") if name.startswith(w))):
+        ids = {i for r in kg.names.resolve(text, Layer.gpu) for i in r.ids}
+        if ids:
+            return ids
+    return set()
+
+
+def _listed_names(kg: KnowledgeGraph) -> list[Problem]:
+    """Each name a GPU list gives must name a GPU in the fact's object; names said to be
+    missing from the catalogue must still be missing."""
+    out = []
+    for cf in kg.facts:
+        targets = cf.target.ids or frozenset()
+        for name in cf.fact.listed:
+            ids = _gpus_named(kg, name)
+            if not ids:
+                out.append(Problem("error", kg.origin_of_fact(cf),
+                                   f"fact '{cf.id}': listed name '{name}' names no GPU in the knowledge base"))
+            elif not ids & targets:
+                out.append(Problem("error", kg.origin_of_fact(cf),
+                                   f"fact '{cf.id}': listed name '{name}' names {', '.join(sorted(ids))}, "
+                                   "which the object leaves out"))
+        for name in cf.fact.unmatched:
+            ids = _gpus_named(kg, name)
+            if ids:
+                out.append(Problem("error", kg.origin_of_fact(cf),
+                                   f"fact '{cf.id}': '{name}' is said to match no GPU but names "
+                                   f"{', '.join(sorted(ids))}; list it and add it to the object"))
     return out

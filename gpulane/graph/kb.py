@@ -320,6 +320,7 @@ class KnowledgeGraph:
     def __getstate__(self):
         state = dict(self.__dict__)
         state.pop("_nx", None)
+        state.pop("_by_pci", None)
         return state
 
     # -- lookups -----------------------------------------------------------------
@@ -349,6 +350,15 @@ class KnowledgeGraph:
                     vendor = None
             cache[node_id] = vendor
         return cache[node_id]
+    def gpus_with_pci_id(self, pci_id: str) -> list[str]:
+        """The GPU nodes that list a PCI id ("10de:2684"); see gpulane.graph.pci for tool formats."""
+        if not hasattr(self, "_by_pci"):
+            by_pci: dict[str, list[str]] = {}
+            for gid in self.by_layer[Layer.gpu]:
+                for pci in self.nodes[gid].pci_ids:
+                    by_pci.setdefault(pci.lower(), []).append(gid)
+            self._by_pci = by_pci
+        return sorted(self._by_pci.get(pci_id.lower(), []))
 
     def attribute(self, node_id: str, name: str):
         """A node attribute; GPUs answer arch attributes (family) through their arch."""

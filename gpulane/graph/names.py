@@ -110,6 +110,31 @@ def _brandless_keys(name: str) -> list[str]:
     return keys
 
 
+_AMD_WORDS = frozenset({"amd", "radeon", "rx", "instinct", "firepro", "vega", "ryzen"})
+_NVIDIA_WORDS = frozenset({"nvidia", "geforce", "rtx", "gtx", "gt", "quadro", "tesla", "titan", "jetson", "nvs"})
+
+
+def _numbers(text: str) -> set[str]:
+    """The model numbers in a name: "RX 7800 XT" -> {"7800"}; "Radeon 780M" -> {"780"}."""
+    out, current = set(), ""
+    for ch in text:
+        if ch.isdecimal():
+            current += ch
+        elif current:
+            out.add(current)
+            current = ""
+    if current:
+        out.add(current)
+    return out
+
+
+def _vendor_of_words(text: str) -> str | None:
+    """The GPU vendor a name's brand words point to, when they point to one."""
+    words = {w for w in text.lower().replace("-", " ").split()}
+    amd, nvidia = bool(words & _AMD_WORDS), bool(words & _NVIDIA_WORDS)
+    return "amd" if amd and not nvidia else "nvidia" if nvidia and not amd else None
+
+
 @dataclass
 class Resolution:
     """What a name resolved to: node ids of one layer, and how."""
@@ -131,12 +156,15 @@ class NameIndex:
     versions: dict[str, str] = field(default_factory=dict)
     display: dict[str, str] = field(default_factory=dict)
     platforms: dict[str, list[str]] = field(default_factory=dict)  # OS platform -> OS node ids
+    vendors: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def build(cls, nodes: list[Node]) -> "NameIndex":
         index = cls()
         for node in nodes:
             index.display[node.id] = node.name
+            if node.vendor:
+                index.vendors[node.id] = node.vendor
             for key in {normalise(node.id), normalise(node.name), *(normalise(a) for a in node.aliases)}:
                 index.exact.setdefault(key, {}).setdefault(node.layer, set()).add(node.id)
             loose = set(_brandless_keys(node.name))
@@ -204,21 +232,46 @@ class NameIndex:
         return results
 
     def suggestions(self, text: str, layer: Layer | None = None, n: int = 3) -> list[str]:
-        """Display names close to a name that resolved to nothing."""
+        """Display names close to a name that resolved to nothing, best first.
+
+        Ranked by spelling similarity, then adjusted: names that start with what was typed
+        ("A800" -> the A800 SKUs) and names with the same model number ("Radeon 780" -> Radeon
+        780M, not RX 7800 XT) rank higher; a name of the other GPU vendor than the one the
+        typed words name ("RX 580" is AMD, "RTX 5080" NVIDIA) ranks lower.
+        """
         key = normalise(text)
-        pool: dict[str, str] = {}
+        if not key:
+            return []
+        pool: dict[str, tuple[str, str | None]] = {}  # key -> (display name, vendor)
         for table in (self.exact, self.loose):
             for k, by_layer in table.items():
                 for lyr, ids in by_layer.items():
                     if layer is None or lyr is layer:
-                        for i in ids:
-                            pool.setdefault(k, self.display.get(i, i))
+                        for i in sorted(ids):
+                            pool.setdefault(k, (self.display.get(i, i), self.vendors.get(i)))
         for fam, by_layer in self.families.items():
             if layer is None or layer in by_layer:
-                pool.setdefault(fam, fam)
-        close = difflib.get_close_matches(key, list(pool), n=n * 3, cutoff=0.6)
+                pool.setdefault(fam, (fam, None))
+        numbers = _numbers(text)
+        vendor = _vendor_of_words(text)
+        matcher = difflib.SequenceMatcher(b=key, autojunk=False)
+        scored: list[tuple[float, str]] = []
+        for k, (shown, node_vendor) in pool.items():
+            matcher.set_seq1(k)
+            if matcher.real_quick_ratio() < 0.45 and not k.startswith(key):
+                continue
+            score = matcher.ratio()
+            if k.startswith(key) and len(key) >= 3:
+                score += 0.4
+            if numbers:
+                theirs = _numbers(shown) | _numbers(k)
+                score += 0.3 if numbers & theirs else -0.2
+            if vendor and node_vendor:
+                score += 0.2 if node_vendor == vendor else -0.5
+            if score >= 0.6:
+                scored.append((score, shown))
         names: list[str] = []
-        for k in close:
-            if pool[k] not in names:
-                names.append(pool[k])
+        for _, shown in sorted(scored, key=lambda s: (-s[0], s[1])):
+            if shown not in names:
+                names.append(shown)
         return names[:n]
