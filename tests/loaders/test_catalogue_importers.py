@@ -343,3 +343,54 @@ def test_catalogue_size_and_completeness(kg):
     assert len(gpus) >= 700 and len(kg.by_layer[Layer.arch]) >= 60
     assert all(len(set(kg.arch_of(g.id))) == 1 for g in gpus)
     assert all(g.segment for g in gpus)
+
+
+# ------------------------------------------------------------------ PCI ids, suggestions
+
+
+def test_pci_ids_in_tool_output():
+    from gpulane.graph.pci import normalise_pci_id, pci_ids_in
+
+    lspci = ("01:00.0 VGA compatible controller [0300]: NVIDIA Corporation AD102 [GeForce RTX 4090] [10de:2684] (rev a1)\n"
+             "01:00.1 Audio device [0403]: NVIDIA Corporation AD102 High Definition Audio Controller [10de:22ba]\n"
+             "c4:00.0 Display controller [0380]: Advanced Micro Devices, Inc. [AMD/ATI] Phoenix1 [1002:15bf] (rev c2)\n")
+    assert pci_ids_in(lspci) == ["10de:2684", "1002:15bf"]  # the audio function is not a GPU
+    assert pci_ids_in("    Device Id                             : 0x2B8710DE\n") == ["10de:2b87"]
+    rocminfo = "  Name:                    AMD Ryzen 9\n  Chip ID:                 0(0x0)\n" \
+               "  Name:                    gfx1100\n  Chip ID:                 29772(0x744c)\n"
+    assert pci_ids_in(rocminfo) == ["1002:744c"]
+    assert normalise_pci_id("10DE:2684") == "10de:2684" and normalise_pci_id("0x744c", "amd") == "1002:744c"
+    assert pci_ids_in("no ids here") == []
+
+
+def test_pci_lookup_and_cli(kg, capsys):
+    from gpulane.cli.probe_commands import pci_command
+
+    assert kg.gpus_with_pci_id("10de:2b87") == ["geforce-rtx-5090-d"]
+    assert kg.gpus_with_pci_id("10de:102d") == ["tesla-k80"]
+    pci_command("03:00.0 VGA compatible controller [0300]: NVIDIA [10de:2b87]", False, kg=kg)
+    assert "GeForce RTX 5090 D [geforce-rtx-5090-d] (sm_120)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("typed, first, never", [
+    ("Radeon 780", "Radeon 780M", "Radeon RX 7800 XT"),
+    ("RX 5080", None, "GeForce RTX 5080"),
+    ("A800", "NVIDIA A800 80GB PCIe", None),
+])
+def test_suggestions_rank_vendor_and_model_number(kg, typed, first, never):
+    names = kg.names.suggestions(typed, Layer.gpu)
+    if first:
+        assert names[0] == first, names
+    if never:
+        assert never not in names, names
+
+
+def test_rtx_6000_asks_which(kg):
+    from gpulane.errors import AmbiguousNameError
+    from gpulane.queries import run
+
+    with pytest.raises(AmbiguousNameError) as info:
+        run.compile_query(kg, 'find os where gpu = "RTX 6000"')
+    text = info.value.render()
+    for name in ("Quadro RTX 6000", "NVIDIA RTX 6000 Ada Generation", "NVIDIA RTX 6000D"):
+        assert name in text
