@@ -242,7 +242,7 @@ def aliases_for(name: str, spellings: set[str]) -> list[str]:
         short = spelled.removeprefix("AMD ").removeprefix("ATI ")
         if short != name and short not in out:
             out.append(short)
-    if re.match(r"^Radeon PRO \d", name):
+    if re.match(r"^Radeon PRO (\d|Vega\b)", name):
         # "5600 XT" alone is the Radeon RX card, not the PRO one
         out = [a for a in out if re.search(r"\bPRO\b|\bPro\b", a)]
     seen: list[str] = []

@@ -32,6 +32,17 @@ def key(name: str) -> str:
     return re.sub(r"[\s\-_'\"()]+", "", text)
 
 
+def token_key(name: str) -> str:
+    """The words of :func:`key`'s text in sorted order: "RTX 2000 Mobile Ada Generation" and
+    "RTX 2000 Ada Generation Laptop GPU" are one name."""
+
+    text = name.lower()
+    text = re.sub(r"^(nvidia|amd|ati)\s+", "", text)
+    text = re.sub(r"\blaptop gpu\b|\bmobile\b", "mobile", text)
+    text = re.sub(r"(\d+)\s*gb\b", r"\1gb", text)
+    return "~" + " ".join(sorted(re.findall(r"[a-z0-9.+]+", text)))
+
+
 def load(path: Path) -> dict[str, Optional[tuple[float, str]]]:
     """key -> (GiB, TechPowerUp URL), or None where TechPowerUp gives two sizes for one name."""
 
@@ -43,11 +54,11 @@ def load(path: Path) -> dict[str, Optional[tuple[float, str]]]:
             name, url = row["name"], row["tpu_url"]
         except (KeyError, TypeError, ValueError) as exc:
             raise ImportFormatError(path, lineno, f"expected manufacturer,name,memory_size_gb,tpu_url ({exc})")
-        k = key(name)
-        if k in out and (out[k] is None or out[k][0] != size):
-            out[k] = None
-        else:
-            out[k] = (size, url)
+        for k in (key(name), token_key(name)):
+            if k in out and (out[k] is None or out[k][0] != size):
+                out[k] = None
+            else:
+                out[k] = (size, url)
     return out
 
 
@@ -64,6 +75,10 @@ def lookup(table: dict[str, Optional[tuple[float, str]]], spellings: Iterable[st
     spellings = list(spellings)
     for spelled in spellings:
         hit = table.get(key(spelled))
+        if hit is not None:
+            return hit
+    for spelled in spellings:
+        hit = table.get(token_key(spelled))
         if hit is not None:
             return hit
     for spelled in spellings:
