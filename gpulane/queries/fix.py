@@ -16,7 +16,7 @@ from itertools import combinations
 from gpulane.graph.kb import KnowledgeGraph
 from gpulane.graph.solver import Path, Problem, is_pseudo
 from gpulane.model import LAYER_ORDER, Layer
-from gpulane.queries.explain import LAYER_COST, ExplainAnswer, explain
+from gpulane.queries.explain import EXPLAIN_BUDGET_S, LAYER_COST, ExplainAnswer, explain
 from gpulane.queries.plan import Plan
 from gpulane.queries.run import solver_for
 
@@ -53,7 +53,9 @@ class FixAnswer:
 
 def fix(kg: KnowledgeGraph, plan: Plan, budget_s: float = FIX_BUDGET_S) -> FixAnswer:
     """The smallest verified changes for a fix statement."""
-    before = explain(kg, plan)
+    # The explanation gets the same share of a larger budget (tests pass one so that a busy
+    # machine cannot cut the searches short).
+    before = explain(kg, plan, budget_s=EXPLAIN_BUDGET_S * budget_s / FIX_BUDGET_S)
     if before.verdict == "supported":
         return FixAnswer(plan, before, [], True, [])
     deadline = time.perf_counter() + budget_s
