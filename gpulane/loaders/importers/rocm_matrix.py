@@ -236,6 +236,10 @@ def _driver_spec(path: Path, line: int, item: str, where: str) -> str:
 # are supported ones, never a complete list.
 SUMMARY_ROW_NOTE = ("A summary row, not a complete list: the release's Linux GPU tables decide per card and "
                     "may list more targets.")
+# Shown with every answer that rests on the summary row alone (a caveated fact is used only where
+# no caveat-free fact, such as a per-card table, supports the pair).
+SUMMARY_ROW_CAVEAT = ("Rests on the matrix's per-target summary row: AMD decides Radeon and Radeon PRO support per "
+                      "card in each release's Linux system requirements; check that page for this card.")
 
 
 def parse(path: Path) -> KBFile:
@@ -373,6 +377,7 @@ def parse(path: Path) -> KBFile:
                         source=SOURCE.id,
                         section=f"{TARGET_LABEL} row, {col.header} column",
                         note=" ".join(target_notes + [SUMMARY_ROW_NOTE]),
+                        caveat=SUMMARY_ROW_CAVEAT,
                     )
                 )
             for node_id, points in os_refs[release].items():
