@@ -73,8 +73,9 @@ def _code_stamp() -> str:
     return ";".join(parts)
 
 
+# The shape of gpulane.graph.kb.selector_key: layer, ids, then one value per selector attribute.
 _SelectorKey = tuple[Optional[str], Optional[tuple[str, ...]], Optional[str], Optional[str], Optional[str],
-                     Optional[str], Optional[str], Optional[str], Optional[str]]
+                     Optional[str], Optional[str], Optional[str], Optional[str], Optional[str]]
 
 
 class _StoredGraph(BaseModel):

@@ -121,6 +121,9 @@ class Node(BaseModel):
     compute_capability: Optional[str] = None
     platform: Optional[Platform] = None
     kernels: list[str] = Field(default_factory=list)
+    # For an OS release: the GNU C library version it ships ("2.39"); binary wheels state the
+    # oldest glibc they run on (manylinux_2_28 needs 2.28 or newer).
+    glibc: Optional[str] = None
     release_date: Optional[dt.date] = None
     # Layers this node does not use or ships inside itself (Ollama bundles its
     # CUDA/ROCm runtime; llama.cpp's HIP build uses no framework).
@@ -166,6 +169,7 @@ class Selector(BaseModel):
     compute_capability: Optional[str] = Field(default=None, description="specifier")
     segment: Optional[Segment] = None
     backend: Optional[Backend] = None
+    glibc: Optional[str] = Field(default=None, description="specifier on an OS release's glibc version")
 
     @model_validator(mode="before")
     @classmethod
@@ -176,7 +180,7 @@ class Selector(BaseModel):
             return {"ids": value}
         return value
 
-    @field_validator("version", "compute_capability")
+    @field_validator("version", "compute_capability", "glibc")
     @classmethod
     def _spec_reads(cls, value: Optional[str]) -> Optional[str]:
         # A spec that cannot be read is an error here, with its file and line, not later in a query.
@@ -192,7 +196,7 @@ class Selector(BaseModel):
     @model_validator(mode="after")
     def _not_empty(self) -> "Selector":
         attrs = (self.ids, self.vendor, self.family, self.version, self.platform, self.compute_capability,
-                 self.segment, self.backend)
+                 self.segment, self.backend, self.glibc)
         if all(a is None for a in attrs):
             raise ValueError("a selector needs ids or at least one attribute")
         if self.ids is None and self.layer is None:

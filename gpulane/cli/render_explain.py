@@ -76,6 +76,11 @@ def break_reason(kg: KnowledgeGraph, e: Edge, facts: list[CompiledFact], kind: s
     if kind == "stated":
         verb = {Relation.runs_on: "does not run on", Relation.ships_kernels_for: "ships no kernels for"}.get(
             rel, "does not support")
+        glibc = cf.fact.object.glibc
+        other_node = kg.nodes.get(e.lower_node if subject_is_upper else e.upper_node)
+        if glibc and glibc.startswith("<") and not glibc.startswith("<=") and other_node is not None and other_node.glibc:
+            # say why: the statement is about the OS's C library, not the OS by name
+            return f"{subj} {verb} {other} (it needs glibc {glibc.lstrip('<')} or newer; {other} has {other_node.glibc})"
         return f"{subj} {verb} {other}"
     if rel is Relation.ships_kernels_for:
         return f"{subj} ships no kernels for {other}"

@@ -8,7 +8,7 @@ from gpulane.graph.kb import CompiledFact, KnowledgeGraph
 from gpulane.model import Layer, Node
 
 _ATTRS = ("vendor", "family", "version", "vram_gb", "llvm_target", "compute_capability", "platform",
-          "kernels", "release_date", "layers")
+          "kernels", "glibc", "release_date", "layers")
 
 
 def node_json(kg: KnowledgeGraph, node: Node) -> dict:
@@ -69,7 +69,7 @@ def describe_selector(kg: KnowledgeGraph, sel) -> str:
             return ", ".join(names[:8]) + f" (+{len(names) - 8} more)"
         return ", ".join(names)
     parts = []
-    for key in ("vendor", "family", "platform"):
+    for key in ("vendor", "family", "platform", "segment", "backend"):
         if getattr(sel, key):
             v = getattr(sel, key)
             parts.append(f"{key} {getattr(v, 'value', v)}")
@@ -77,6 +77,8 @@ def describe_selector(kg: KnowledgeGraph, sel) -> str:
         parts.append(f"{(sel.layer.value + ' ') if sel.layer else ''}version {sel.version}")
     if sel.compute_capability:
         parts.append(f"compute capability {sel.compute_capability}")
+    if sel.glibc:
+        parts.append(f"glibc {sel.glibc}")
     return " · ".join(parts)
 
 

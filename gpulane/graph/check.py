@@ -227,6 +227,18 @@ def _step_problems(kg: KnowledgeGraph, today: dt.date) -> list[Problem]:
     return out
 
 
+_SELECTOR_ATTRS = ("vendor", "family", "version", "platform", "compute_capability", "segment", "backend", "glibc")
+
+
+def _narrows(narrow, broad) -> bool:
+    """Whether attribute selector `narrow` keeps every attribute of `broad` and adds one."""
+    if narrow.ids is not None or broad.ids is not None or narrow.layer != broad.layer:
+        return False
+    kept = all(getattr(broad, a) is None or getattr(narrow, a) == getattr(broad, a) for a in _SELECTOR_ATTRS)
+    added = any(getattr(narrow, a) is not None and getattr(broad, a) is None for a in _SELECTOR_ATTRS)
+    return kept and added
+
+
 def _contradictions(kg: KnowledgeGraph) -> list[Problem]:
     """The same edge stated both supported and unsupported under the same conditions."""
     stated: dict[tuple, list] = {}
@@ -242,8 +254,9 @@ def _contradictions(kg: KnowledgeGraph) -> list[Problem]:
                 stated.setdefault((s, o, when_key), []).append((polarity, cf))
     out = []
     for (s, o, _), entries in stated.items():
-        yes = [cf for pol, cf in entries if pol == "yes"]
         no = [cf for pol, cf in entries if pol == "no"]
+        # a broad statement with a narrower exception ("runs on Linux" but not where glibc < 2.28)
+        yes = [cf for pol, cf in entries if pol == "yes" and not any(_narrows(n.fact.object, cf.fact.object) for n in no)]
         if yes and no:
             out.append(Problem("error", kg.origin_of_fact(no[0]),
                                f"fact '{no[0].id}' says {s} → {o} is unsupported, but fact '{yes[0].id}' says it is supported"))

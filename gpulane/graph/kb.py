@@ -94,7 +94,7 @@ def selector_key(sel: Selector) -> tuple:
     """A selector as a hashable tuple of plain values (strings, a tuple of ids, None)."""
     return (sel.layer.value if sel.layer else None, None if sel.ids is None else tuple(sel.ids), sel.vendor,
             sel.family, sel.version, sel.platform.value if sel.platform else None, sel.compute_capability,
-            sel.segment, sel.backend)
+            sel.segment, sel.backend, sel.glibc)
 
 
 class KnowledgeGraph:
@@ -183,6 +183,8 @@ class KnowledgeGraph:
         if sel.compute_capability and not (
                 node.compute_capability and spec_matches(node.compute_capability, sel.compute_capability)):
             return False
+        if sel.glibc and not (node.glibc and spec_matches(node.glibc, sel.glibc)):
+            return False  # an OS whose glibc the knowledge base does not hold is never selected by it
         return True
 
     def _compile(self, index: int, fact: Fact) -> CompiledFact | None:

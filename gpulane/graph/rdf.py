@@ -43,9 +43,10 @@ INF_KEY = 1_000_000_000  # the open upper end of a driver interval, as a key
 # Model field → gl: property, for the plain literal fields of each kind.
 SOURCE_FIELDS = {"version": "version", "note": "note"}
 NODE_FIELDS = {"vendor": "vendor", "family": "family", "version": "version", "llvm_target": "llvmTarget",
-               "compute_capability": "computeCapability", "note": "note"}
+               "compute_capability": "computeCapability", "glibc": "glibc", "note": "note"}
 SELECTOR_FIELDS = {"vendor": "vendor", "family": "family", "version": "version", "platform": "platform",
-                   "compute_capability": "computeCapability"}
+                   "compute_capability": "computeCapability", "segment": "segment", "backend": "backend",
+                   "glibc": "glibc"}
 FACT_FIELDS = {"section": "section", "note": "note", "caveat": "caveat", "action": "action"}
 
 # Fields each writer handles itself; any other model field (the schema grows) is

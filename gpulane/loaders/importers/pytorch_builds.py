@@ -97,6 +97,11 @@ def parse(path: Path) -> KBFile:
     sources = [Source(reviewed=REVIEWED, **s) for s in _need(data, "sources", "top level", path)]
     known = {s.id for s in sources}
     kernels: dict[str, dict] = _need(data, "kernels", "top level", path)
+    # test-infra source id -> the glibc floor its Linux wheel images impose (see wheel_glibc)
+    glibc_floor: dict[str, str] = data.get("linux_wheel_glibc", {})
+    for sid in glibc_floor:
+        if sid not in known:
+            raise ImportFormatError(path, None, f"linux_wheel_glibc: source '{sid}' is not in 'sources'")
     nodes: list[Node] = []
     facts: list[Fact] = []
     for rel in _need(data, "releases", "top level", path):
@@ -130,6 +135,16 @@ def parse(path: Path) -> KBFile:
                     id=f"{nid}-platform-{platform}", relation=Relation.runs_on,
                     object=Selector(layer=Layer.os, platform=platform),
                     note=f"Wheels of this variant are built for {platform}.", **base))
+            if "linux" in platforms and vsrc in glibc_floor:
+                floor = glibc_floor[vsrc]
+                facts.append(Fact(
+                    id=f"{nid}-linux-glibc", relation=Relation.runs_on, status=Status.unsupported,
+                    object=Selector(layer=Layer.os, platform="linux", glibc=f"<{floor}"),
+                    note=f"The Linux wheels are built in the manylinux_{floor.replace('.', '_')} image, so pip "
+                         f"installs them only where glibc is {floor} or newer; an OS release with an older "
+                         f"glibc cannot run them.",
+                    **{**{k: v for k, v in base.items() if k != "status"},
+                       "section": "WHEEL_CONTAINER_IMAGES (x86_64 wheels built in pytorch/manylinux2_28-builder)"}))
             if kind == "rocm" and "windows" not in platforms:
                 # Both sources say so in words or in code: ROCm wheels are "Linux only" on the
                 # previous-versions page, and the matrix adds ROCm variants for Linux alone.
@@ -195,6 +210,19 @@ def _dict_list(text: str, name: str, channel: str) -> list[str] | None:
         return None
     c = re.search(r'"%s"\s*:\s*\[(.*?)\]' % channel, m.group(1), re.S)
     return re.findall(r'"([^"]+)"', c.group(1)) if c else None
+
+
+def wheel_glibc(matrix_text: str) -> str | None:
+    """The oldest glibc the x86_64 Linux wheels of a build matrix run on, read from the images
+    they are built in (``WHEEL_CONTAINER_IMAGES``): "2.28" when every x86_64 wheel image is
+    ``pytorch/manylinux2_28-builder`` (PEP 600: manylinux_2_28 needs glibc 2.28 or newer);
+    None when the images are mixed or older (then no floor is stated)."""
+    # the dict ends at the closing brace indented like its name
+    m = re.search(r"^([ \t]*)WHEEL_CONTAINER_IMAGES\s*=\s*\{(.*?)\n\1\}", matrix_text, re.S | re.M)
+    if not m:
+        return None
+    images = {i for i in re.findall(r'"(pytorch/[^":]+)', m.group(2)) if "aarch64" not in i}
+    return "2.28" if images == {"pytorch/manylinux2_28-builder"} else None
 
 
 def extract(test_infra: Path, builder: Path) -> dict:
