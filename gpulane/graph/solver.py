@@ -178,6 +178,9 @@ class Solver:
         # An override's verdict on a GPU depends on the path too (its OS condition).
         self._conditional |= {(s, layer) for s in kg.overrides for layer in (Layer.arch, Layer.gpu)}
         self._edge_memo: dict[tuple, Edge | None] = {}
+        # Verdicts of conditional pairs, keyed also by the path values their conditions read.
+        self._conditional_memo: dict[tuple, Edge | None] = {}
+        self._condition_layers_memo: dict[tuple[str, Layer], tuple[Layer, ...]] = {}
         self._ranks: dict[Layer, dict[str, int]] = {}
 
     # -- edge evaluation -----------------------------------------------------------
@@ -213,13 +216,40 @@ class Solver:
         if (upper, lower) != (Layer.toolkit, Layer.os):
             kernel = None  # only toolkit -> os statements list kernels
         if (a, lower) in self._conditional or (b, upper) in self._conditional:
-            return self._edge(upper, a, lower, b, values, allow, driver, partial, required, kernel)
+            # The verdict depends on the nodes and on the path values that the conditions of
+            # the facts weighed (and of the overrides consulted) read, nothing else.
+            read = self._condition_layers(a, lower) + self._condition_layers(b, upper)
+            key = (upper, a, lower, b, allow, required, kernel, partial, tuple(values.get(l) for l in read),
+                   (driver.text, driver.exact) if driver is not None and Layer.driver in read else None)
+            memo = self._conditional_memo
+            if key not in memo:
+                if len(memo) > 200_000:
+                    memo.clear()
+                memo[key] = self._edge(upper, a, lower, b, values, allow, driver, partial, required, kernel)
+            return memo[key]
         key = (upper, a, lower, b, allow, required, kernel)
         if key not in self._edge_memo:
             if len(self._edge_memo) > 200_000:
                 self._edge_memo.clear()
             self._edge_memo[key] = self._edge(upper, a, lower, b, values, allow, driver, partial, required, kernel)
         return self._edge_memo[key]
+
+    def _condition_layers(self, node: str, layer: Layer) -> tuple[Layer, ...]:
+        """The layers whose path values `_edge` may read for `node`'s side of a pair with `layer`:
+        the `when` conditions of its facts there and, for a node with overrides, of its overrides
+        and of its own statements on architectures and GPUs (which decide whether an override is
+        needed). Any new dependency of `_edge` on the path must be added here."""
+        memo_key = (node, layer)
+        found = self._condition_layers_memo.get(memo_key)
+        if found is None:
+            by_subject = self.kg.by_subject
+            facts = list(by_subject.get(memo_key, ()))
+            if node in self.kg.overrides:
+                facts += self.kg.overrides[node]
+                facts += [*by_subject.get((node, Layer.arch), ()), *by_subject.get((node, Layer.gpu), ())]
+            named = {cond.layer for cf in facts for cond in cf.when}
+            found = self._condition_layers_memo[memo_key] = tuple(l for l in LAYER_ORDER if l in named)
+        return found
 
     def _edge(self, upper: Layer, a: str, lower: Layer, b: str, values: dict[Layer, str],
               allow: frozenset[Status], driver: DriverPin | None, partial: bool, required: bool,
@@ -676,23 +706,47 @@ class Solver:
                 self._forced_layers.setdefault(self.kg.nodes[sub].layer, set()).add(target_layer)
         return index
 
+    def _builds_index(self, layer: Layer, candidates: list[str], forcing) -> tuple:
+        """For `_not_contradicting_builds` on one candidate list: each candidate's position and,
+        per layer the candidates force, which of them allow a given node there (or force nothing)."""
+        rank = {v: i for i, v in enumerate(candidates)}
+        free: dict[Layer, frozenset[str]] = {}
+        allowing: dict[Layer, dict[str, set[str]]] = {}
+        for t in self._forced_layers.get(layer, ()):
+            unforced, to = set(), {}
+            for v in candidates:
+                fixed = None if is_pseudo(v) else forcing.get((v, t))
+                if fixed is None:
+                    unforced.add(v)
+                else:
+                    for chosen in fixed:
+                        to.setdefault(chosen, set()).add(v)
+            free[t], allowing[t] = frozenset(unforced), to
+        return rank, free, allowing
+
     def _not_contradicting_builds(self, layer: Layer, candidates: list[str], values: dict[Layer, str],
-                                  forcing) -> list[str]:
+                                  forcing, index: tuple | None = None) -> list[str]:
         """Candidates that agree with what chosen nodes fix (a wheel's toolkit, a GPU's arch), both
         ways; all of them if none would be left. Used by `closest`, where a path that pairs a
-        wheel with a toolkit it was not built with would be a useless explanation."""
-        allowed = None
-        for chosen_layer, chosen in values.items():
+        wheel with a toolkit it was not built with would be a useless explanation.
+
+        Works on sets from `_builds_index` (pass one built for these candidates to reuse it), so
+        a call costs what it keeps, not the whole layer."""
+        rank, free, allowing = index or self._builds_index(layer, candidates, forcing)
+        kept = None
+        for chosen in values.values():
             fixed = forcing.get((chosen, layer))
             if fixed is not None:
-                allowed = fixed if allowed is None else allowed & fixed
-        kept = [v for v in candidates if allowed is None or v in allowed]
-        checks = [(t, values[t]) for t in self._forced_layers.get(layer, ())
-                  if t in values and not is_pseudo(values[t])]
-        if checks:
-            kept = [v for v in kept if is_pseudo(v) or all(
-                (fixed := forcing.get((v, t))) is None or chosen in fixed for t, chosen in checks)]
-        return kept or candidates
+                kept = rank.keys() & fixed if kept is None else kept & fixed
+        for t in self._forced_layers.get(layer, ()):
+            chosen = values.get(t)
+            if chosen is None or is_pseudo(chosen):
+                continue
+            passing = free[t] | allowing[t].get(chosen, frozenset())
+            kept = passing if kept is None else kept & passing
+        if kept is None:
+            return candidates
+        return sorted(kept, key=rank.__getitem__) or candidates
 
     def _pair_verdict(self, upper: Layer, lower: Layer, values: dict[Layer, str], problem: Problem) -> str | None:
         """'no', 'unknown', or None (holds, or nothing to say) for a pair whose layers are both chosen."""
@@ -842,6 +896,23 @@ class Solver:
         steps = [0]
         cut = [False]
         values: dict[Layer, str] = {}
+        # What a layer keeps depends only on the chosen values of the layers that force it or
+        # that it forces: filter once per such choice, not at every search node.
+        forced = self._forced_layers
+        deciders = {layer: tuple(l for l in order if l is not layer and (
+            layer in forced.get(l, ()) or l in forced.get(layer, ()))) for layer in order}
+        kept_memo: dict[tuple, list[str]] = {}
+        indexes: dict[Layer, tuple] = {}
+
+        def not_contradicting(layer: Layer) -> list[str]:
+            key = (layer, tuple(values.get(l) for l in deciders[layer]))
+            kept = kept_memo.get(key)
+            if kept is None:
+                if layer not in indexes:
+                    indexes[layer] = self._builds_index(layer, doms[layer], forcing)
+                kept = kept_memo[key] = self._not_contradicting_builds(layer, doms[layer], values, forcing,
+                                                                       indexes[layer])
+            return kept
 
         def dfs(depth: int, cost: tuple[int, int]) -> None:
             if cost >= best[1]:
@@ -854,7 +925,7 @@ class Solver:
                 return
             layer = order[depth]
             scored = []
-            for v in self._not_contradicting_builds(layer, doms[layer], values, forcing):
+            for v in not_contradicting(layer):
                 values[layer] = v
                 c = self._partial_cost(values, problem, pairs_by_layer[layer])
                 scored.append((c, v))
@@ -877,42 +948,57 @@ class Solver:
         dfs(0, (0, 0, 0))
         return best[0], not cut[0]
 
-    def find(self, problem: Problem, project: list[Layer], limit: int | None = None,
-             deadline: float | None = None) -> list[tuple[tuple[str, ...], Path]]:
-        """One witness path per distinct value of the projected layers."""
+    def find_domains(self, problem: Problem) -> dict[Layer, list[str]] | None:
+        """The candidate values per layer that `find` starts from (propagated for a strict
+        problem), or None when some layer has none left."""
         base = self.domains(problem)
         if not problem.lenient:
             base = self.propagate(problem, base)
-        if any(not v for v in base.values()):
-            return []
-        answers = []
+        return None if any(not v for v in base.values()) else base
+
+    def witness(self, problem: Problem, project: list[Layer], base: dict[Layer, list[str]], combo: tuple[str, ...],
+                deadline: float | None = None) -> Path | None:
+        """The witness `find` gives for one value per projected layer (None: no supported path).
+
+        `base` comes from `find_domains`; callers that want only some answers, in their own
+        order, call this per candidate instead of `find`."""
         among = [(u, l) for i, u in enumerate(project) for l in project[i + 1:]]
         among = [(u, l) if _RANK[u] > _RANK[l] else (l, u) for u, l in among]
+        # A cheap look at the candidate alone (its own edges, the pinned driver) first.
+        if len(project) > 1 or problem.driver is not None:
+            if not self._consistent(dict(zip(project, combo)), problem, among):
+                return None
+        doms = dict(base)
+        for l, c in zip(project, combo):
+            doms[l] = [c]
+        # The base domains are consistent already: only what the candidate changes is revisited.
+        if not problem.lenient:
+            doms = self.propagate(problem, doms, changed=set(project))
+            if any(not v for v in doms.values()):
+                return None
+        witness = next(self.solutions(problem, doms, deadline=deadline, propagate=False), None)
+        if problem.lenient and witness is not None and _gaps(witness) > 1:
+            # Look briefly for a witness with fewer unknown edges (none not supported).
+            soon = time.perf_counter() + 0.05
+            better, _ = self.closest(problem, min(deadline, soon) if deadline else soon,
+                                     max_steps=500, max_no=0, domains=doms)
+            if better is not None and _gaps(better) < _gaps(witness):
+                witness = better
+        return witness
+
+    def find(self, problem: Problem, project: list[Layer], limit: int | None = None,
+             deadline: float | None = None) -> list[tuple[tuple[str, ...], Path]]:
+        """One witness path per distinct value of the projected layers."""
+        base = self.find_domains(problem)
+        if base is None:
+            return []
+        answers = []
         for combo in product(*(base[l] for l in project)):
             if any(is_pseudo(c) for c in combo):
                 continue
             if deadline is not None and time.perf_counter() > deadline:
                 break
-            # A cheap look at the candidate alone (its own edges, the pinned driver) first.
-            if len(project) > 1 or problem.driver is not None:
-                if not self._consistent(dict(zip(project, combo)), problem, among):
-                    continue
-            doms = dict(base)
-            for l, c in zip(project, combo):
-                doms[l] = [c]
-            # The base domains are consistent already: only what the candidate changes is revisited.
-            if not problem.lenient:
-                doms = self.propagate(problem, doms, changed=set(project))
-                if any(not v for v in doms.values()):
-                    continue
-            witness = next(self.solutions(problem, doms, deadline=deadline, propagate=False), None)
-            if problem.lenient and witness is not None and _gaps(witness) > 1:
-                # Look briefly for a witness with fewer unknown edges (none not supported).
-                soon = time.perf_counter() + 0.05
-                better, _ = self.closest(problem, min(deadline, soon) if deadline else soon,
-                                         max_steps=500, max_no=0, domains=doms)
-                if better is not None and _gaps(better) < _gaps(witness):
-                    witness = better
+            witness = self.witness(problem, project, base, combo, deadline)
             if witness is not None:
                 answers.append((combo, witness))
                 if limit is not None and len(answers) >= limit:

@@ -110,14 +110,18 @@ def explain(kg: KnowledgeGraph, plan: Plan, budget_s: float = EXPLAIN_BUDGET_S) 
     answer = _explain(kg, plan, budget_s)
     apps = plan.problem.pins.get(Layer.app, frozenset())
     if len(apps) > 1 and all(kg.nodes[a].backend for a in apps):
-        answer.backends = _backend_tries(kg, plan, answer, budget_s / 4)
+        answer.backends, whole = _backend_tries(kg, plan, answer, budget_s / 4)
+        answer.complete = answer.complete and whole
     return answer
 
 
-def _backend_tries(kg: KnowledgeGraph, plan: Plan, answer: ExplainAnswer, budget_s: float) -> list[BackendTry]:
+def _backend_tries(kg: KnowledgeGraph, plan: Plan, answer: ExplainAnswer,
+                   budget_s: float) -> tuple[list[BackendTry], bool]:
+    """Each backend's outcome, and whether every search behind them ran to its end."""
     solver = solver_for(kg)
     used = answer.path.values.get(Layer.app) if answer.path else None
     tries = []
+    complete = True
     for node in sorted(plan.problem.pins[Layer.app], key=lambda n: (n != used, kg.nodes[n].name)):
         if node == used and answer.path is not None:
             path = answer.path
@@ -130,7 +134,11 @@ def _backend_tries(kg: KnowledgeGraph, plan: Plan, answer: ExplainAnswer, budget
             if path is None:
                 path = next(solver.solutions(replace(problem, lenient=True), deadline=deadline), None)
             if path is None:
-                path, _ = solver.closest(problem, deadline)
+                path, whole = solver.closest(problem, deadline)
+                complete = complete and whole
+            # A search cut by the clock proves nothing about this backend.
+            complete = complete and (path is not None and path.verdict == "supported"
+                                     or time.perf_counter() <= deadline)
         status = path.status if path is not None else "not_supported"
         reason = None
         if path is not None:
@@ -140,7 +148,7 @@ def _backend_tries(kg: KnowledgeGraph, plan: Plan, answer: ExplainAnswer, budget
                 sorted((e for e in path.edges if e.verdict in order), key=lambda e: order[e.verdict])
             reason = bad[0] if bad else None
         tries.append(BackendTry(node, status, path, reason))
-    return tries
+    return tries, complete
 
 
 def _explain(kg: KnowledgeGraph, plan: Plan, budget_s: float) -> ExplainAnswer:
@@ -148,36 +156,45 @@ def _explain(kg: KnowledgeGraph, plan: Plan, budget_s: float) -> ExplainAnswer:
     problem = plan.problem
     deadline = time.perf_counter() + budget_s
 
+    # Every search below may be cut by the clock (or closest by its step bound); a cut search
+    # proves nothing ("no path found" is then not "no path"), so any cut makes the answer
+    # incomplete. `searched` says whether a search that found nothing ran to its end.
+    def searched() -> bool:
+        return time.perf_counter() <= deadline
+
     witness = next(solver.solutions(problem, deadline=deadline), None)
     if witness is not None:
         return ExplainAnswer("supported", plan, witness, [], None, _workarounds_used(witness),
                              _stale(kg, witness.facts_used()))
+    complete = searched()  # a supported path may exist where the clock stopped the strict search
 
     lenient = next(solver.solutions(replace(problem, lenient=True), deadline=deadline), None)
-    # A search cut by the clock proves nothing: "no path found" then is not "no path".
-    lenient_complete = time.perf_counter() <= deadline
     if lenient is not None:
         # Any completion without a "no" proves the verdict; show the one with the fewest gaps.
-        closest, _ = solver.closest(problem, deadline)
+        closest, whole = solver.closest(problem, deadline)
+        complete = complete and whole
         if closest is not None and closest.verdict in ("unknown", "builds_only"):
             lenient = closest
         # "builds_only" (a build list is the only evidence where a statement is silent) ranks
         # above "unknown"; closest prefers fewer unknown edges, then fewer build-only ones.
         breaks = [_break(kg, plan, lenient, e) for e in lenient.edges if e.verdict in ("unknown", "builds_only")]
         breaks.sort(key=lambda b: b.kind == "unknown")
-        return ExplainAnswer(lenient.verdict, plan, lenient, breaks, None, _workarounds(kg, plan, lenient, deadline),
-                             _stale(kg, lenient.facts_used()))
+        workarounds, whole = _workarounds(kg, plan, lenient, deadline)
+        return ExplainAnswer(lenient.verdict, plan, lenient, breaks, None, workarounds,
+                             _stale(kg, lenient.facts_used()), complete and whole)
+    complete = complete and searched()
 
-    closest, complete = solver.closest(problem, deadline)
-    complete = complete and lenient_complete
+    closest, whole = solver.closest(problem, deadline)
+    complete = complete and whole
     if closest is None:
         return ExplainAnswer("not_supported", plan, None, [], None, [], [], complete)
     breaks = [_break(kg, plan, closest, e) for e in closest.edges if e.verdict != "ok"]
     breaks.sort(key=lambda b: (b.kind == "unknown", -LAYER_ORDER.index(b.edge.upper)))
-    conflict = _minimal_conflict(kg, plan, closest, deadline)
+    conflict, whole = _minimal_conflict(kg, plan, closest, deadline)
+    complete = complete and whole
     stale = _stale(kg, [cf for b in breaks for cf in b.facts] + closest.facts_used())
-    return ExplainAnswer("not_supported", plan, closest, breaks, conflict,
-                         _workarounds(kg, plan, closest, deadline), stale, complete)
+    workarounds, whole = _workarounds(kg, plan, closest, deadline)
+    return ExplainAnswer("not_supported", plan, closest, breaks, conflict, workarounds, stale, complete and whole)
 
 
 def _break(kg: KnowledgeGraph, plan: Plan, path: Path, e: Edge) -> Break:
@@ -207,8 +224,11 @@ def _break(kg: KnowledgeGraph, plan: Plan, path: Path, e: Edge) -> Break:
     return Break(e, kind, facts, candidates, e.unmet)
 
 
-def _minimal_conflict(kg: KnowledgeGraph, plan: Plan, closest: Path, deadline: float) -> Conflict | None:
-    """Drop user choices one at a time (cheapest first) while the rest still cannot work."""
+def _minimal_conflict(kg: KnowledgeGraph, plan: Plan, closest: Path, deadline: float) -> tuple[Conflict | None, bool]:
+    """Drop user choices one at a time (cheapest first) while the rest still cannot work.
+
+    Returns (conflict, complete); complete is False when the clock cut a search (then there is
+    no conflict: none is better than one that is not minimal)."""
     solver = solver_for(kg)
     choices = [l for l in LAYER_COST if l in plan.problem.pins or (l is Layer.driver and plan.problem.driver)]
     kept = list(choices)
@@ -231,11 +251,11 @@ def _minimal_conflict(kg: KnowledgeGraph, plan: Plan, closest: Path, deadline: f
             continue
         verdict = blocked(trial)
         if verdict is None:
-            return None  # out of time: no conflict is better than one that is not minimal
+            return None, False  # out of time: no conflict is better than one that is not minimal
         if verdict:
             kept = trial
     if not kept:
-        return None
+        return None, True
     # The facts: the breaks of the closest path that only involve the kept choices
     # (and the layers those choices force), the stated ones first.
     sub_top = max(LAYER_ORDER.index(l) for l in kept)
@@ -246,22 +266,26 @@ def _minimal_conflict(kg: KnowledgeGraph, plan: Plan, closest: Path, deadline: f
                 if cf not in facts:
                     facts.append(cf)
             break
-    return Conflict(kept, facts)
+    return Conflict(kept, facts), True
 
 
 def _workarounds_used(path: Path) -> list[Workaround]:
     return [Workaround(cf, True, path) for cf in path.unofficial_used()]
 
 
-def _workarounds(kg: KnowledgeGraph, plan: Plan, path: Path, deadline: float) -> list[Workaround]:
+def _workarounds(kg: KnowledgeGraph, plan: Plan, path: Path, deadline: float) -> tuple[list[Workaround], bool]:
     """Unofficial facts that make the plan run (verified by solving again), then
-    documented ones that name the plan's GPU or architecture but were not verified."""
+    documented ones that name the plan's GPU or architecture but were not verified.
+
+    Returns (workarounds, complete); complete is False when the clock cut the verifying search."""
     solver = solver_for(kg)
     out: list[Workaround] = []
     seen: set[str] = set()
+    complete = True
     if not (set(plan.problem.allow) >= {Status.workaround, Status.community}):
         wider = replace(plan.problem, allow=frozenset(plan.problem.allow | {Status.workaround, Status.community}))
         witness = next(solver.solutions(wider, deadline=deadline), None)
+        complete = witness is not None or time.perf_counter() <= deadline
         if witness is not None:
             for cf in witness.unofficial_used():
                 seen.add(cf.id)
@@ -281,7 +305,7 @@ def _workarounds(kg: KnowledgeGraph, plan: Plan, path: Path, deadline: float) ->
         if cf.target.ids is not None and cf.target.ids & targets and cf.target.layer in (Layer.arch, Layer.gpu):
             seen.add(cf.id)
             out.append(Workaround(cf, False))
-    return out
+    return out, complete
 
 
 def _stale(kg: KnowledgeGraph, facts: list[CompiledFact], today: dt.date | None = None) -> list[CompiledFact]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from itertools import combinations
+from itertools import combinations, product
 
 from gpulane.graph.kb import KnowledgeGraph
 from gpulane.graph.solver import Path, Problem, is_pseudo
@@ -64,7 +64,7 @@ def fix(kg: KnowledgeGraph, plan: Plan, budget_s: float = FIX_BUDGET_S) -> FixAn
                   if (l in problem.pins or (l is Layer.driver and problem.driver)) and l not in plan.keep]
     fixes: list[Fix] = []
     tried: list[tuple[Layer, ...]] = []
-    complete = True
+    complete = before.complete  # a cut explanation may hide part of what needs fixing
     for size in (1, 2):
         if fixes:
             break
@@ -73,9 +73,8 @@ def fix(kg: KnowledgeGraph, plan: Plan, budget_s: float = FIX_BUDGET_S) -> FixAn
                 complete = False
                 break
             tried.append(layers)
-            found = _try_change(kg, plan, layers, deadline)
-            if len(found) > MAX_PER_CHANGE:
-                found, complete = found[:MAX_PER_CHANGE], False
+            found, whole = _try_change(kg, plan, layers, deadline)
+            complete = complete and whole
             fixes.extend(found)
     # Stable sort: within one layer, groups keep their closeness order from _try_change.
     fixes.sort(key=lambda f: (f.size, f.unofficial, sum(LAYER_COST.index(l) for l in f.changes)))
@@ -84,8 +83,15 @@ def fix(kg: KnowledgeGraph, plan: Plan, budget_s: float = FIX_BUDGET_S) -> FixAn
     return FixAnswer(plan, before, fixes, complete, tried)
 
 
-def _try_change(kg: KnowledgeGraph, plan: Plan, layers: tuple[Layer, ...], deadline: float) -> list[Fix]:
-    """Free the given layers, solve, and group the replacements that work."""
+def _try_change(kg: KnowledgeGraph, plan: Plan, layers: tuple[Layer, ...], deadline: float) -> tuple[list[Fix], bool]:
+    """Free the given layers, solve, and group the replacements that work: the first
+    MAX_PER_CHANGE groups by closeness to the user's choice, each with up to MAX_ALTERNATIVES
+    replacements.
+
+    Candidates are tried closest first and only as far as what is shown needs: once more
+    groups are known than are shown, a candidate whose group (read from the node, or from the
+    pair tables for a GPU's architecture) is not shown, or is full, is not solved. Returns
+    (fixes, complete); complete is False when the clock cut the search or more groups exist."""
     solver = solver_for(kg)
     problem = plan.problem
     pins = {l: v for l, v in problem.pins.items() if l not in layers}
@@ -95,29 +101,80 @@ def _try_change(kg: KnowledgeGraph, plan: Plan, layers: tuple[Layer, ...], deadl
     if not project:
         # Only the driver changes: any path at all, with the driver range it needs.
         witness = next(solver.solutions(freed, deadline=deadline), None)
-        return [Fix({Layer.driver: []}, witness, _forces(kg, plan, witness, layers))] if witness else []
-    answers = solver.find(freed, project, deadline=deadline)
-    groups: dict[tuple, list] = {}
-    for combo, path in answers:
-        if all(problem.pins.get(l) and c in problem.pins[l] for l, c in zip(project, combo)):
-            continue  # not a change
-        key = tuple(_equivalence_key(kg, l, c, path) for l, c in zip(project, combo))
-        groups.setdefault(key, [])
-        groups[key].append((combo, path))
-    fixes = []
+        if witness is None:
+            return [], time.perf_counter() <= deadline
+        return [Fix({Layer.driver: []}, witness, _forces(kg, plan, witness, layers))], True
+    base = solver.find_domains(freed)
+    if base is None:
+        return [], True
     originals = {l: problem.pins.get(l, frozenset()) for l in project}
 
     def closeness(combo) -> tuple:
         return tuple(_distance(kg, originals[l], c) for l, c in zip(project, combo))
 
-    for key in sorted(groups, key=lambda k: min(closeness(c) for c, _ in groups[k])):
-        members = sorted(groups[key], key=lambda m: closeness(m[0]))
+    candidates = [combo for combo in product(*(base[l] for l in project))
+                  if not any(is_pseudo(c) for c in combo)
+                  and not all(problem.pins.get(l) and c in problem.pins[l] for l, c in zip(project, combo))]
+    # Stable: candidates equally close keep the solver's order (newest first).
+    candidates.sort(key=closeness)
+    # Group → (members in closeness order, each layer's distinct replacements); insertion order
+    # is display order, since candidates come closest first.
+    groups: dict[tuple, tuple[list, list[dict]]] = {}
+
+    def full(key) -> bool:
+        return all(len(seen) >= MAX_ALTERNATIVES for seen in groups[key][1])
+
+    cut = False
+    for combo in candidates:
+        if time.perf_counter() > deadline:
+            cut = True
+            break
+        predicted = _predicted_key(kg, solver, base, project, combo)
+        if len(groups) > MAX_PER_CHANGE:
+            shown = list(groups)[:MAX_PER_CHANGE]
+            if all(full(k) for k in shown):
+                break  # nothing later can change what is shown, and more groups are known to exist
+            if predicted is not None and (predicted not in shown or full(predicted)):
+                continue
+        elif predicted is not None and predicted in groups and full(predicted):
+            continue
+        path = solver.witness(freed, project, base, combo, deadline)
+        if path is None:
+            if time.perf_counter() > deadline:
+                cut = True
+                break
+            continue
+        key = tuple(_equivalence_key(kg, l, c, path) for l, c in zip(project, combo))
+        members, seen = groups.setdefault(key, ([], [{} for _ in project]))
+        members.append((combo, path))
+        for i, c in enumerate(combo):
+            seen[i].setdefault(c, None)
+    fixes = []
+    for key in list(groups)[:MAX_PER_CHANGE]:
+        members, seen = groups[key]
         path = members[0][1]
-        changes = {l: list(dict.fromkeys(c[i] for c, _ in members))[:MAX_ALTERNATIVES] for i, l in enumerate(project)}
+        changes = {l: list(seen[i])[:MAX_ALTERNATIVES] for i, l in enumerate(project)}
         if Layer.driver in layers:
             changes[Layer.driver] = []
         fixes.append(Fix(changes, path, _forces(kg, plan, path, layers), bool(path.unofficial_used())))
-    return fixes
+    return fixes, not cut and len(groups) <= MAX_PER_CHANGE
+
+
+def _predicted_key(kg: KnowledgeGraph, solver, base: dict[Layer, list[str]], project: list[Layer],
+                   combo: tuple[str, ...]) -> tuple | None:
+    """The group `_equivalence_key` will give a candidate, where the node alone decides it; None
+    where only the path can tell (a GPU that positive facts link to more than one architecture)."""
+    key = []
+    for layer, value in zip(project, combo):
+        if layer is Layer.gpu:
+            linked = kg.positive_pairs.get((Layer.gpu, Layer.arch), {}).get(value, set())
+            archs = [a for a in base.get(Layer.arch, ()) if a in linked]
+            if len(archs) != 1:
+                return None
+            key.append((layer.value, archs[0]))
+        else:
+            key.append(_equivalence_key(kg, layer, value, None))
+    return tuple(key)
 
 
 def _distance(kg: KnowledgeGraph, originals: frozenset[str], value: str) -> tuple:
