@@ -49,6 +49,7 @@ class FixAnswer:
     fixes: list[Fix]
     complete: bool  # False when the time or count bound cut the search
     tried: list[tuple[Layer, ...]]
+    cut: bool = False  # True when the clock (or a step bound) stopped a search; complete is then False
 
 
 def fix(kg: KnowledgeGraph, plan: Plan, budget_s: float = FIX_BUDGET_S) -> FixAnswer:
@@ -64,26 +65,30 @@ def fix(kg: KnowledgeGraph, plan: Plan, budget_s: float = FIX_BUDGET_S) -> FixAn
                   if (l in problem.pins or (l is Layer.driver and problem.driver)) and l not in plan.keep]
     fixes: list[Fix] = []
     tried: list[tuple[Layer, ...]] = []
-    complete = before.complete  # a cut explanation may hide part of what needs fixing
+    cut = not before.complete  # a cut explanation may hide part of what needs fixing
+    complete = not cut
     for size in (1, 2):
         if fixes:
             break
         for layers in combinations(changeable, size):
             if time.perf_counter() > deadline or len(fixes) >= MAX_FIXES:
+                cut = cut or time.perf_counter() > deadline
                 complete = False
                 break
             tried.append(layers)
-            found, whole = _try_change(kg, plan, layers, deadline)
-            complete = complete and whole
+            found, stopped, more = _try_change(kg, plan, layers, deadline)
+            cut = cut or stopped
+            complete = complete and not stopped and not more
             fixes.extend(found)
     # Stable sort: within one layer, groups keep their closeness order from _try_change.
     fixes.sort(key=lambda f: (f.size, f.unofficial, sum(LAYER_COST.index(l) for l in f.changes)))
     if len(fixes) > MAX_FIXES:
         fixes, complete = fixes[:MAX_FIXES], False
-    return FixAnswer(plan, before, fixes, complete, tried)
+    return FixAnswer(plan, before, fixes, complete, tried, cut)
 
 
-def _try_change(kg: KnowledgeGraph, plan: Plan, layers: tuple[Layer, ...], deadline: float) -> tuple[list[Fix], bool]:
+def _try_change(kg: KnowledgeGraph, plan: Plan, layers: tuple[Layer, ...],
+                deadline: float) -> tuple[list[Fix], bool, bool]:
     """Free the given layers, solve, and group the replacements that work: the first
     MAX_PER_CHANGE groups by closeness to the user's choice, each with up to MAX_ALTERNATIVES
     replacements.
@@ -91,7 +96,7 @@ def _try_change(kg: KnowledgeGraph, plan: Plan, layers: tuple[Layer, ...], deadl
     Candidates are tried closest first and only as far as what is shown needs: once more
     groups are known than are shown, a candidate whose group (read from the node, or from the
     pair tables for a GPU's architecture) is not shown, or is full, is not solved. Returns
-    (fixes, complete); complete is False when the clock cut the search or more groups exist."""
+    (fixes, cut, more): whether the clock cut the search, and whether more groups exist."""
     solver = solver_for(kg)
     problem = plan.problem
     pins = {l: v for l, v in problem.pins.items() if l not in layers}
@@ -102,11 +107,11 @@ def _try_change(kg: KnowledgeGraph, plan: Plan, layers: tuple[Layer, ...], deadl
         # Only the driver changes: any path at all, with the driver range it needs.
         witness = next(solver.solutions(freed, deadline=deadline), None)
         if witness is None:
-            return [], time.perf_counter() <= deadline
-        return [Fix({Layer.driver: []}, witness, _forces(kg, plan, witness, layers))], True
+            return [], time.perf_counter() > deadline, False
+        return [Fix({Layer.driver: []}, witness, _forces(kg, plan, witness, layers))], False, False
     base = solver.find_domains(freed)
     if base is None:
-        return [], True
+        return [], False, False
     originals = {l: problem.pins.get(l, frozenset()) for l in project}
 
     def closeness(combo) -> tuple:
@@ -157,7 +162,7 @@ def _try_change(kg: KnowledgeGraph, plan: Plan, layers: tuple[Layer, ...], deadl
         if Layer.driver in layers:
             changes[Layer.driver] = []
         fixes.append(Fix(changes, path, _forces(kg, plan, path, layers), bool(path.unofficial_used())))
-    return fixes, not cut and len(groups) <= MAX_PER_CHANGE
+    return fixes, cut, len(groups) > MAX_PER_CHANGE
 
 
 def _predicted_key(kg: KnowledgeGraph, solver, base: dict[Layer, list[str]], project: list[Layer],

@@ -1,0 +1,329 @@
+"""Benchmark: speed as the knowledge base grows, every figure beside its peer from the same run.
+
+    python benchmarks/bench_scale.py [--quick] [--sizes 1000,10000,100000] [--repeat 3]
+
+At each size of synthetic knowledge base (gpulane.graph.synthetic; --quick: 10^3 and 10^4
+only, since 10^5 takes minutes on a small machine) and on the shipped one, in one run:
+
+- the command line: warm `find` (cache filled) beside `python -c pass` and
+  `python -c "import gpulane"`; on the shipped knowledge base also the cold start (an empty
+  cache folder);
+- explain and fix in process (median over six plans, the shipped time budgets), how many
+  answers a bound cut short, and the growth exponent from the smallest to the largest size;
+- find in process beside an exact semi-join written here over the same compiled tables (the
+  ratio), and the SPARQL that gpulane generates, on Oxigraph, beside a hand-written SPARQL
+  query for the same question (the ratio); the answers of all four must be equal;
+- on the shipped export: the generated SPARQL of three questions on Oxigraph.
+
+Absolute times are noisy on a shared machine; read each figure beside its peer. Nothing here
+asserts a time; the exit status is 1 only when answers disagree. The cache folder is a fresh
+temporary one, so nothing the user has cached is touched or used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from gpulane.graph.kb import KnowledgeGraph
+from gpulane.graph.synthetic import BENCH_QUESTION, generate
+from gpulane.model import OFFICIAL_POSITIVE, Layer
+from gpulane.queries import run
+from gpulane.queries.explain import explain
+from gpulane.queries.fix import fix
+from gpulane.versions import VersionRange
+
+SIZES = (1_000, 10_000, 100_000)
+QUICK_SIZES = (1_000, 10_000)
+# The question of BENCH_QUESTION, as the semi-join and the hand-written SPARQL read it.
+APP, OS, VENDOR = "app-0", "os-0", "amd"
+SHIPPED_FIND = 'find gpu where vendor = AMD and app = vLLM and os = "Ubuntu 24.04"'
+SHIPPED_SPARQL = (SHIPPED_FIND, "find gpu where app = Ollama",
+                  'find toolkit where arch = gfx1100 and os = "Ubuntu 24.04"')
+GL = "https://gpulane.dev/ns#"
+KB = "https://gpulane.dev/kb/"
+
+
+# -- peers and timing ------------------------------------------------------------------------
+
+def best(fn, repeat: int) -> tuple[float, object]:
+    """Best wall time of `repeat` calls (seconds) and the last result."""
+    times, result = [], None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - start)
+    return min(times), result
+
+
+def timed(argv: list[str], env: dict) -> float:
+    """Wall time of one subprocess, which must succeed."""
+    start = time.perf_counter()
+    done = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} failed ({done.returncode}): {done.stderr.strip()[:400]}")
+    return elapsed
+
+
+def median_of(argv: list[str], env: dict, repeat: int) -> float:
+    return statistics.median(timed(argv, env) for _ in range(repeat))
+
+
+def exponent(small: tuple[int, float], large: tuple[int, float]) -> float:
+    """The growth exponent k of t ~ n^k between two sizes."""
+    (n0, t0), (n1, t1) = small, large
+    return math.log(max(t1, 1e-9) / max(t0, 1e-9)) / math.log(n1 / n0)
+
+
+# -- the exact semi-join -----------------------------------------------------------------------
+
+def semi_join(kg: KnowledgeGraph, app: str = APP, os_id: str = OS, vendor: str = VENDOR) -> list[str]:
+    """The GPUs of `vendor` with a supported path to `app` on `os_id`, by joins over the compiled
+    facts of a synthetic knowledge base (the shape gpulane.graph.synthetic generates: app →
+    framework builds → the toolkit each is built with; exhaustive architecture lists on toolkits
+    and builds; OS-conditional toolkit statements; GPU-conditional "unsupported" OS statements;
+    driver floors on toolkits and ceilings on old architectures)."""
+    by_subject = kg.by_subject
+
+    def official(cf) -> bool:
+        return cf.positive and cf.status in OFFICIAL_POSITIVE
+
+    def applies(cf, values: dict) -> bool:
+        return all(cond.holds_for(values.get(cond.layer)) for cond in cf.when)
+
+    def stated(node: str, layer: Layer, values: dict) -> set[str]:
+        """What the node's applicable official facts on that layer select (by compiled ids)."""
+        out: set[str] = set()
+        for cf in by_subject.get((node, layer), ()):
+            if official(cf) and cf.target.ids is not None and applies(cf, values):
+                out |= cf.target.ids
+        return out
+
+    def driver_range(node: str, values: dict) -> VersionRange:
+        found = [cf.target.drivers for cf in by_subject.get((node, Layer.driver), ())
+                 if official(cf) and cf.target.drivers is not None and applies(cf, values)]
+        if not found:
+            return VersionRange.everything()
+        return VersionRange(tuple(i for r in found for i in r.intervals))
+
+    on_os = {Layer.os: os_id}
+    if os_id not in stated(app, Layer.os, on_os):
+        return []
+    app_archs = stated(app, Layer.arch, on_os)
+    gpus_of_arch = kg.positive_pairs.get((Layer.arch, Layer.gpu), {})
+    answers: set[str] = set()
+    for fw in stated(app, Layer.framework, on_os):
+        if os_id not in stated(fw, Layer.os, on_os):
+            continue
+        # "Unsupported on this OS with this GPU" facts, read per GPU below.
+        against = [cf for cf in by_subject.get((fw, Layer.os), ()) if not cf.positive and cf.selects(os_id)]
+        for tk in stated(fw, Layer.toolkit, on_os):
+            if os_id not in stated(tk, Layer.os, on_os):
+                continue
+            archs = stated(fw, Layer.arch, on_os) & stated(tk, Layer.arch, on_os) & app_archs
+            floor = driver_range(tk, on_os)
+            for arch in archs:
+                if kg.nodes[arch].vendor != vendor or floor.intersect(driver_range(arch, on_os)).is_empty():
+                    continue
+                for gpu in gpus_of_arch.get(arch, ()):
+                    if kg.nodes[gpu].vendor != vendor or gpu in answers:
+                        continue
+                    if arch not in stated(gpu, Layer.arch, on_os):
+                        continue
+                    if any(applies(cf, {Layer.gpu: gpu, Layer.os: os_id}) for cf in against):
+                        continue
+                    answers.add(gpu)
+    return sorted(answers)
+
+
+def hand_sparql(app: str = APP, os_id: str = OS, vendor: str = VENDOR) -> str:
+    """The same question written by hand against the export's vocabulary (docs/rdf.md)."""
+    return f"""PREFIX gl: <{GL}>
+SELECT DISTINCT ?gpu WHERE {{
+  VALUES (?app ?os) {{ (<{KB}node/{app}> <{KB}node/{os_id}>) }}
+  ?appOs gl:subject ?app ; gl:relation gl:runs_on ; gl:status gl:supported ; gl:whenLayers "" ; gl:selects ?os .
+  ?appFw gl:subject ?app ; gl:relation gl:supports ; gl:status gl:supported ; gl:whenLayers "" ;
+         gl:compiledLayer gl:framework ; gl:selects ?fw .
+  ?fwOs gl:subject ?fw ; gl:relation gl:runs_on ; gl:status gl:supported ; gl:whenLayers "" ; gl:selects ?os .
+  ?fwTk gl:subject ?fw ; gl:relation gl:built_with ; gl:selects ?tk .
+  ?tkOs gl:subject ?tk ; gl:relation gl:supports ; gl:status gl:supported ; gl:compiledLayer gl:os ;
+        gl:selects ?os .
+  ?fwArch gl:subject ?fw ; gl:relation gl:ships_kernels_for ; gl:selects ?arch .
+  {{ ?tkArch gl:subject ?tk ; gl:relation gl:supports ; gl:status gl:supported ; gl:whenLayers "" ;
+            gl:compiledLayer gl:arch ; gl:selects ?arch . }}
+  UNION
+  {{ ?tkArch gl:subject ?tk ; gl:relation gl:supports ; gl:status gl:supported ; gl:whenLayers "os" ;
+            gl:compiledLayer gl:arch ; gl:selects ?arch ; gl:when ?onOs . ?onOs gl:selects ?os . }}
+  ?appArch gl:subject ?app ; gl:relation gl:supports ; gl:status gl:supported ; gl:whenLayers "" ;
+           gl:compiledLayer gl:arch ; gl:selects ?arch .
+  ?arch gl:vendor "{vendor}" .
+  ?hasArch gl:subject ?gpu ; gl:relation gl:has_arch ; gl:selects ?arch .
+  ?gpu gl:vendor "{vendor}" .
+  ?tkDriver gl:subject ?tk ; gl:constrainsDriver true ; gl:driverInterval ?floor .
+  ?floor gl:lowKey ?low ; gl:highKey ?high .
+  OPTIONAL {{ ?archDriver gl:subject ?arch ; gl:constrainsDriver true ; gl:driverInterval ?ceiling .
+             ?ceiling gl:lowKey ?low2 ; gl:highKey ?high2 . }}
+  FILTER (!BOUND(?low2) || (?low < ?high2 && ?low2 < ?high))
+  MINUS {{ ?no gl:subject ?fw ; gl:relation gl:runs_on ; gl:status gl:unsupported ; gl:selects ?os ;
+           gl:when ?onGpu . ?onGpu gl:selects ?gpu . }}
+}}"""
+
+
+# -- the parts of one run ----------------------------------------------------------------------
+
+def cli_rows(args, env: dict) -> list[str]:
+    python = sys.executable
+    rows = [f"python -c pass: {median_of([python, '-c', 'pass'], env, args.repeat):.3f} s · "
+            f"python -c \"import gpulane\": {median_of([python, '-c', 'import gpulane'], env, args.repeat):.3f} s · "
+            f"python -c \"import gpulane.cli.app\": "
+            f"{median_of([python, '-c', 'import gpulane.cli.app'], env, args.repeat):.3f} s  (medians)"]
+    find = [python, "-m", "gpulane", SHIPPED_FIND]
+    with tempfile.TemporaryDirectory(prefix="gpulane-bench-cache-") as cache:
+        cold_env = {**env, "GPULANE_CACHE_DIR": cache}
+        cold = timed(find, cold_env)
+        warm = median_of(find, cold_env, args.repeat)
+    rows.append(f"shipped KB: cold start {cold:.3f} s (empty cache), warm find {warm:.3f} s (median)")
+    return rows
+
+
+def synthetic_cli(n: int, folder: Path, env: dict, repeat: int) -> tuple[float, float]:
+    """(first run, which compiles and caches; warm median) of `gpulane --data FOLDER find ...`."""
+    argv = [sys.executable, "-m", "gpulane", "--data", str(folder), BENCH_QUESTION]
+    first = timed(argv, env)
+    return first, median_of(argv, env, repeat)
+
+
+def write_folder(kb, folder: Path) -> None:
+    from gpulane.loaders.rdf import dump_items
+
+    folder.mkdir(parents=True)
+    (folder / "synthetic.yaml").write_text(
+        dump_items({"sources": kb.sources, "nodes": kb.nodes, "facts": kb.facts}), encoding="utf-8")
+
+
+def synthetic_plans(kg: KnowledgeGraph) -> list[str]:
+    """Six plans (deterministic): app-0 on os-0 and app-1 on os-1 with the first GPUs by id."""
+    gpus = sorted(kg.by_layer[Layer.gpu])[:6]
+    return [f"gpu = {g}, app = app-{i % 2}, os = os-{i % 2}" for i, g in enumerate(gpus)]
+
+
+def explain_fix(kg: KnowledgeGraph) -> tuple[float, float, int, int]:
+    """Median explain and fix times (s) over the six plans, and how many answers were cut."""
+    e_times, f_times, e_cut, f_cut = [], [], 0, 0
+    for statement in synthetic_plans(kg):
+        plan, fix_plan = run.compile_query(kg, "explain " + statement), run.compile_query(kg, "fix " + statement)
+        start = time.perf_counter()
+        answer = explain(kg, plan)
+        e_times.append(time.perf_counter() - start)
+        e_cut += not answer.complete
+        start = time.perf_counter()
+        fixed = fix(kg, fix_plan)
+        f_times.append(time.perf_counter() - start)
+        f_cut += fixed.cut
+    return statistics.median(e_times), statistics.median(f_times), e_cut, f_cut
+
+
+def in_process_find(kg: KnowledgeGraph, repeat: int) -> tuple[float, list[str]]:
+    def answer():
+        plan = run.compile_query(kg, BENCH_QUESTION)
+        return sorted(c[0] for c, _ in run.solver_for(kg).find(plan.problem, plan.project))
+    return best(answer, repeat)
+
+
+def oxigraph(kg: KnowledgeGraph, questions: list[str], repeat: int, hand: str | None = None):
+    """Load the export into Oxigraph; per question (generated SPARQL) and for `hand`: (best s, answers)."""
+    import pyoxigraph as ox
+
+    from gpulane.graph import rdf
+    from gpulane.queries.sparql import answer_ids, to_sparql
+
+    store = ox.Store()
+    store.bulk_load(rdf.export(kg, "ntriples").encode(), format=ox.RdfFormat.N_TRIPLES)
+    out = []
+    for question in questions:
+        plan = run.compile_query(kg, question)
+        query = to_sparql(kg, plan)
+        var = plan.project[0].value
+        out.append(best(lambda: sorted(answer_ids(r[var].value) for r in store.query(query)), repeat))
+    if hand is not None:
+        out.append(best(lambda: sorted(answer_ids(r["gpu"].value) for r in store.query(hand)), repeat))
+    return len(store), out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="10^3 and 10^4 facts only")
+    parser.add_argument("--sizes", help="comma-separated fact counts (default 1000,10000,100000)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per timed figure (default 3)")
+    parser.add_argument("--no-cli", action="store_true", help="skip the command-line (subprocess) figures")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else list(QUICK_SIZES if args.quick else SIZES)
+    env = {k: v for k, v in os.environ.items() if k not in ("GPULANE_DATA", "GPULANE_CACHE_DIR")}
+    print(f"python {sys.version.split()[0]} · {os.cpu_count()} CPUs · best or median of {args.repeat}")
+    if not args.no_cli:
+        for line in cli_rows(args, env):
+            print(line, flush=True)
+    agree = True
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="gpulane-bench-scale-") as tmp:
+        cli_env = {**env, "GPULANE_CACHE_DIR": str(Path(tmp) / "cache")}
+        for n in sizes:
+            kb = generate(n, seed=0)
+            kg = KnowledgeGraph(kb)
+            run.solver_for(kg)
+            cli = (None, None)
+            if not args.no_cli:
+                write_folder(kb, Path(tmp) / f"kb-{n}")
+                cli = synthetic_cli(n, Path(tmp) / f"kb-{n}", cli_env, args.repeat)
+            e_s, f_s, e_cut, f_cut = explain_fix(kg)
+            g_s, g_ans = in_process_find(kg, args.repeat)
+            j_s, j_ans = best(lambda: semi_join(kg), args.repeat)
+            triples, ((o_s, o_ans), (h_s, h_ans)) = oxigraph(kg, [BENCH_QUESTION], max(1, args.repeat), hand_sparql())
+            same = g_ans == j_ans == o_ans == h_ans
+            agree &= same
+            rows.append((n, len(kb.facts), triples, cli, e_s, f_s, e_cut, f_cut, g_s, j_s, o_s, h_s, len(g_ans), same))
+            print(f"  {n} facts done: warm CLI {cli[1] or 0:.3f} s, explain {e_s * 1000:.1f} ms, fix {f_s * 1000:.1f} ms, "
+                  f"find {g_s * 1000:.2f} ms / semi-join {j_s * 1000:.2f} ms, "
+                  f"SPARQL {o_s * 1000:.1f} ms / hand {h_s * 1000:.1f} ms", flush=True)
+    print()
+    print(f"{'facts':>7} {'triples':>8} {'CLI 1st s':>9} {'warm s':>7} {'explain ms':>10} {'fix ms':>8} {'cut e/f':>7} "
+          f"{'find ms':>8} {'join ms':>8} {'ratio':>6} {'sparql ms':>9} {'hand ms':>8} {'ratio':>6} "
+          f"{'answers':>7} agree")
+    for n, facts, triples, cli, e_s, f_s, e_cut, f_cut, g_s, j_s, o_s, h_s, count, same in rows:
+        first = f"{cli[0]:9.3f}" if cli[0] is not None else f"{'-':>9}"
+        warm = f"{cli[1]:7.3f}" if cli[1] is not None else f"{'-':>7}"
+        print(f"{facts:>7} {triples:>8} {first} {warm} {e_s * 1000:10.1f} {f_s * 1000:8.1f} {f'{e_cut}/{f_cut}':>7} "
+              f"{g_s * 1000:8.2f} {j_s * 1000:8.2f} {g_s / j_s:6.1f} {o_s * 1000:9.1f} {h_s * 1000:8.1f} "
+              f"{o_s / h_s:6.1f} {count:>7} {'yes' if same else 'NO'}")
+    if len(rows) > 1:
+        small, large = rows[0], rows[-1]
+        print(f"growth exponent {small[1]} → {large[1]} facts: explain "
+              f"{exponent((small[1], small[4]), (large[1], large[4])):.2f}, fix "
+              f"{exponent((small[1], small[5]), (large[1], large[5])):.2f}, in-process find "
+              f"{exponent((small[1], small[8]), (large[1], large[8])):.2f}, semi-join "
+              f"{exponent((small[1], small[9]), (large[1], large[9])):.2f}")
+    from gpulane.api import build_graph
+
+    shipped = build_graph()
+    triples, timings = oxigraph(shipped, list(SHIPPED_SPARQL), 1)
+    print(f"\nshipped export ({triples} triples), generated SPARQL on Oxigraph:")
+    for question, (seconds, answers) in zip(SHIPPED_SPARQL, timings):
+        p = run.compile_query(shipped, question)
+        engine = sorted({c[0] for c, _ in run.find(shipped, p).answers})
+        same = engine == answers
+        agree &= same
+        print(f"  {seconds * 1000:9.1f} ms  {len(answers):>4} answers ({'same as gpulane' if same else 'DIFFERENT'})"
+              f"  {question}")
+    return 0 if agree else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
