@@ -89,17 +89,23 @@ def _emit_json(obj) -> None:
     typer.echo(json.dumps(obj, indent=2, ensure_ascii=False, default=str))
 
 
-def _resolve_one(kg, name: str, layer: Layer | None = None) -> str:
-    from gpulane.errors import AmbiguousNameError, UnknownNameError
-
+def _readings(kg, name: str, layer: Layer | None = None) -> list[str]:
+    """Every node id a name can mean (its resolutions and the other readings a query would ask about)."""
     from gpulane.queries.plan import other_readings
 
     found = kg.names.resolve(name, layer)
     ids = sorted({i for r in found for i in r.ids})
-    if not ids:
-        raise UnknownNameError(name, layer.value if layer else None, kg.names.suggestions(name, layer))
     for lyr in {r.layer for r in found}:
         ids = sorted(set(ids) | other_readings(kg, name, lyr, [r for r in found if r.layer is lyr]))
+    return ids
+
+
+def _resolve_one(kg, name: str, layer: Layer | None = None) -> str:
+    from gpulane.errors import AmbiguousNameError, UnknownNameError
+
+    ids = _readings(kg, name, layer)
+    if not ids:
+        raise UnknownNameError(name, layer.value if layer else None, kg.names.suggestions(name, layer))
     if len(ids) > 1:
         raise AmbiguousNameError(name, sorted(kg.nodes[i].name for i in ids))
     return ids[0]
@@ -117,8 +123,15 @@ def show(name: list[str] = typer.Argument(..., help="A node's name or alias: '79
 def _show(name: str, layer: str | None, as_json: bool) -> None:
     from gpulane.cli.render_kb import fact_json, fact_line, node_json, source_citation
 
+    from gpulane.errors import AmbiguousNameError
+
     kg = _graph()
-    node_id = _resolve_one(kg, name, _layer(layer) if layer else None)
+    try:
+        node_id = _resolve_one(kg, name, _layer(layer) if layer else None)
+    except AmbiguousNameError as exc:
+        if not _show_shared_architecture(kg, name, _layer(layer) if layer else None, as_json):
+            raise
+        return
     node = kg.nodes[node_id]
     facts = kg.facts_about(node_id)
     if as_json:
@@ -150,6 +163,35 @@ def _show(name: str, layer: str | None, as_json: bool) -> None:
             if cf.fact.caveat:
                 lines.append(f"      caveat: {cf.fact.caveat}")
     _emit_text("\n".join(lines))
+
+
+def _show_shared_architecture(kg, name: str, layer: "Layer | None", as_json: bool) -> bool:
+    """A name that stands for several GPU boards of one architecture ("A800": five boards, all
+    sm_80; "MI50": 16 and 32 GB, both gfx906): show answers the architecture they share and lists
+    the boards, instead of only asking which. False (nothing printed) when the readings are not all
+    GPUs or do not share exactly one architecture."""
+    from gpulane.model import Layer
+
+    ids = _readings(kg, name, layer)
+    if not ids or any(kg.nodes[i].layer is not Layer.gpu for i in ids):
+        return False
+    archs = {tuple(kg.arch_of(i)) for i in ids}
+    if len(archs) != 1 or len(next(iter(archs))) != 1:
+        return False
+    arch = kg.nodes[next(iter(archs))[0]]
+    gpus = sorted((kg.nodes[i] for i in ids), key=lambda n: n.name)
+    if as_json:
+        _emit_json({"name": name, "ambiguous": True, "architecture": arch.id,
+                    "gpus": [{"id": g.id, "name": g.name, "vram_gb": g.vram_gb} for g in gpus]})
+        return True
+    lines = [f'"{name}" names {len(gpus)} GPUs, all of architecture {arch.name} [arch · {arch.id}]:']
+    for g in gpus:
+        vram = f" · {g.vram_gb:g} GB" if g.vram_gb else ""
+        lines.append(f"  {g.name}  [gpu · {g.id}]{vram}")
+    lines.append(f'say which for one GPU\'s facts: gpulane show "{gpus[0].name}"; '
+                 f"the architecture's: gpulane show {arch.id}")
+    _emit_text("\n".join(lines))
+    return True
 
 
 def _layer(text: str) -> Layer:

@@ -96,10 +96,36 @@ def _without_memory_size(name: str) -> str:
     return name
 
 
+# Words after a model number that name a board's memory or form factor, not another model.
+_BOARD_WORDS = frozenset({"pcie", "sxm", "sxm2", "sxm3", "sxm4", "sxm5", "active", "lc", "fhhl", "hbm3", "hbm3e"})
+
+
+def _model_only(name: str) -> str:
+    """"NVIDIA A800 40GB Active" and "NVIDIA A800-SXM4-40GB" -> "NVIDIA A800": a name whose tail is
+    only a memory size and board words loses the tail, so every board of one model shares the
+    model's key (and a bare "A800" asks which). Else the name ("RTX A1000 6GB Laptop GPU" stays)."""
+    words = [w for w in re.split(r"[\s\-]+", name.strip()) if w]
+
+    def is_size(word: str) -> bool:
+        bare = word.strip("()").lower()
+        return bare.endswith("gb") and bare[:-2].isdecimal()
+
+    for cut, word in enumerate(words):
+        if is_size(word) or word.lower() in _BOARD_WORDS:
+            tail = words[cut:]
+            if (any(is_size(w) for w in tail) and all(is_size(w) or w.lower() in _BOARD_WORDS for w in tail)
+                    and any(ch.isdecimal() for ch in "".join(words[:cut]))):
+                return " ".join(words[:cut])
+            break
+    return name
+
+
 def _brandless_keys(name: str) -> list[str]:
     """Keys without the leading brand words, and without a trailing memory size:
     "Instinct MI50 (16GB)" is also "MI50", which then names both memory sizes."""
     sized = _without_memory_size(name)
+    if sized == name:
+        sized = _model_only(name)
     keys = [normalise(sized)] if sized and sized != name else []
     if keys:
         keys += _brandless_keys(sized)

@@ -458,7 +458,11 @@ def parse(path: Path, data_dir: Path = DATA_DIR) -> KBFile:
         segment = segment_of(product.name, family or codenames[0])
         extra = {}
         size = vram_table.lookup(memory, [product.name, *sorted(product.spellings)])
-        if size is not None and segment != "integrated":
+        stated = vram_table.size_in_name(product.name)
+        if stated is not None and segment != "integrated":  # amdgpu.ids names the size: "Radeon R9 380 4GB"
+            extra = {"vram_gb": stated}
+            note += " Memory size as the product name states it."
+        elif size is not None and segment != "integrated":
             extra = {"vram_gb": size[0], "attribute_sources": {"vram_gb": vram_table.SOURCE_ID}}
             note += f" Memory size from TechPowerUp (third party): {size[1]}."
         nodes[gid] = Node(
@@ -513,7 +517,10 @@ def _add_apu_aliases(path: Path, nodes: dict[str, Node]) -> None:
             raise ImportFormatError(path, lineno, f"{row['igpu']!r} is not a product of amdgpu.ids")
         node = nodes[gid]
         note = f"{node.note} {row['apu']} carries it: {row['evidence']}."
-        nodes[gid] = node.model_copy(update={"aliases": node.aliases + [row["apu"]], "note": note})
+        # The model number alone is how users name a Ryzen ("8700G", "7840HS"); a bare number ("395") is not.
+        model = row["apu"].split()[-1]
+        short = [model] if re.fullmatch(r"\d{4}[A-Z]{1,2}", model) else []
+        nodes[gid] = node.model_copy(update={"aliases": node.aliases + [row["apu"], *short], "note": note})
 
 
 _COMMENTS: dict[Path, dict[str, str]] = {}

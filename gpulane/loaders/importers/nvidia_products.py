@@ -314,8 +314,12 @@ def parse(path: Path, data_dir: Path = DATA_DIR) -> KBFile:
                                                              f"{nodes[gid].name!r}")
             note = f"Chip (pci.ids): {', '.join(codes)}."
             size = vram_table.lookup(memory, product.spellings())
+            stated = vram_table.size_in_name(product.name)
             extra = {}
-            if size is not None and segment_of(product.name) != "embedded":
+            if stated is not None:  # the product's own name, as its source spells it, gives the size
+                extra = {"vram_gb": stated}
+                note += " Memory size as the product name states it."
+            elif size is not None and segment_of(product.name) != "embedded":
                 extra = {"vram_gb": size[0], "attribute_sources": {"vram_gb": vram_table.SOURCE_ID}}
                 note += f" Memory size from TechPowerUp (third party): {size[1]}."
             nodes[gid] = Node(id=gid, layer=Layer.gpu, name=product.name,

@@ -62,6 +62,25 @@ def load(path: Path) -> dict[str, Optional[tuple[float, str]]]:
     return out
 
 
+# "NVIDIA A800 40GB Active", "Tesla P100-DGXS-16GB", "GeForce GTX 1050 3 GB Max-Q", "GH200 144G HBM3e".
+_SIZE_IN_NAME = re.compile(r"(?<![\w.])(\d{1,3})\s?(?:GB\b|G(?= HBM))", re.IGNORECASE)
+# Superchip modules name the memory of the whole module (CPU LPDDR5X plus GPU HBM): "GH200 480GB".
+_MODULE_NAME = re.compile(r"\bG[HB]\d{3}\b|\bGrace\b", re.IGNORECASE)
+
+
+def size_in_name(name: str) -> Optional[float]:
+    """The memory size a product's own name states ("A800 40GB Active" -> 40), or None.
+
+    None when the name states no size, states two, or names a CPU+GPU module whose
+    figure covers more than the GPU's memory.
+    """
+
+    if _MODULE_NAME.search(name):
+        return None
+    sizes = {float(m.group(1)) for m in _SIZE_IN_NAME.finditer(name)}
+    return sizes.pop() if len(sizes) == 1 else None
+
+
 _VARIANT_SUFFIX = re.compile(r"^(pcie|sxm\d?|sxm\d?\d+gb|pcie\d+gb|\d+gb|\d+gbpcie)$")
 
 
