@@ -8,7 +8,7 @@ family is mapped to an architecture by :data:`CHIP_ARCHS`, each entry citing
 where the mapping is stated (nixpkgs' CUDA GPU table names the chips or their
 products; NVIDIA's CUDA GPUs page, already in the knowledge base, for Blackwell).
 
-Products older than Turing (Kepler GK110/GK208/GK210, Maxwell, Pascal, Volta) are
+Products older than Turing (Kepler GK104/GK106/GK107/GK110/GK208/GK210, Maxwell, Pascal, Volta) are
 not open-module GPUs; they, and devices of newer chips the README does not list
 (the B100), come from the marketing names ``pci.ids`` gives in brackets
 (community-maintained names).
@@ -67,6 +67,8 @@ PCIIDS = Source(
     note="Community-maintained; used here for chip codes and, for GPUs older than Turing, product names.",
 )
 CUDA_GPUS = "nvidia-cuda-gpus"  # NVIDIA's CUDA GPUs page, defined in nvidia-cuda-gpus.yaml
+# A 2017 copy of NVIDIA's CUDA GPUs page (Kepler CC 3.0 products), defined in nvidia-catalogue-extras.yaml
+CUDA_GPUS_2017 = "nvidia-cuda-gpus-2017-copy"
 
 HAND_WRITTEN = ("nvidia-cuda-gpus.yaml", "nvidia-gpu-specs.yaml", "nvidia-bbcesq-gpu-table.yaml",
                 "nvidia-ollama-cc-table.yaml", "nvidia-cuda-legacy-gpus.yaml", "nvidia-datacenter-specs.yaml",
@@ -80,9 +82,15 @@ class ChipArch:
     arch: str
     source: str
     why: str
+    # Added after the catalogue first shipped: a product that also has boards of another mapped chip keeps
+    # that chip's architecture and leaves these boards out (node ids and architectures stay as they were).
+    secondary: bool = False
 
 
 CHIP_ARCHS: tuple[ChipArch, ...] = (
+    ChipArch(r"GK10[467]", "sm_30", CUDA_GPUS_2017, "NVIDIA's CUDA GPUs page (2017 copy): CC 3.0 is Kepler GTX 680/670/"
+                                                    "690/770 (GK104), GTX 660/760 (GK106), GTX 650, Quadro K600/K2000 (GK107), "
+                                                    "Tesla K10", secondary=True),
     ChipArch(r"GK11\d|GK180|GK208", "sm_35", NIXPKGS.id, "gpus.nix: CC 3.5 is Kepler (Tesla K40, a GK110B board)"),
     ChipArch(r"GK210", "sm_37", NIXPKGS.id, "gpus.nix: CC 3.7 is the Tesla K80 (GK210)"),
     ChipArch(r"GM10[78]", "sm_50", NIXPKGS.id, "gpus.nix: CC 5.0 is first-generation Maxwell (Tesla/Quadro M series)"),
@@ -103,7 +111,7 @@ CHIP_ARCHS: tuple[ChipArch, ...] = (
 )
 
 # Chips whose products come from pci.ids (no open-module support).
-LEGACY_CHIPS = r"GK11\d|GK180|GK208|GK210|GM10[78]|GM20[046]|GP10[0-8]|GV100"
+LEGACY_CHIPS = r"GK10[467]|GK11\d|GK180|GK208|GK210|GM10[78]|GM20[046]|GP10[0-8]|GV100"
 
 _ROW = re.compile(r"^\|\s*(.+?)\s*\|\s*([0-9A-F]{4})((?:\s+[0-9A-F]{4}){2})?\s*\|\s*$")
 _MAXQ = re.compile(r"\s+with Max-Q Design$")
@@ -275,7 +283,7 @@ def _collect(path: Path, chips: dict[str, tuple[str, str]]) -> dict[str, Product
                 brand = re.match(r"^((?:[A-Za-z]+ )*?)[A-Za-z]*\d", part).group(1) if re.search(r"\d", part) else ""
             elif brand and re.match(r"^[A-Z]{0,3}\d", part):
                 part = brand + part
-            if not _PRODUCT_WORDS.match(part) or re.search(r"Reserved|Engineering|Generic|Device|NVSwitch|FAKE|/", part):
+            if not _PRODUCT_WORDS.match(part) or re.search(r"Reserved|Engineering|Generic|Device|NVSwitch|FAKE|vGPU|\bUSM\b|/", part):
                 continue
             key = normalise(node_id(part))
             product = products.setdefault(key, Product(part, line=0, source=PCIIDS.id))
@@ -300,6 +308,7 @@ def parse(path: Path, data_dir: Path = DATA_DIR) -> KBFile:
     facts: dict[str, Fact] = {}
     used = {SOURCE.id, PCIIDS.id}
     for key, product in sorted(products.items(), key=lambda kv: kv[1].name):
+        left_out = _boards_of_a_secondary_chip(product, chips)
         codes = sorted({chips[d][0] for d in product.devices if d in chips})
         archs = {a.arch: a for a in (arch_for_chip(c) for c in codes) if a is not None}
         if len(archs) != 1:
@@ -313,6 +322,8 @@ def parse(path: Path, data_dir: Path = DATA_DIR) -> KBFile:
                 raise ImportFormatError(path, product.line, f"{product.name!r}: id {gid} also used by "
                                                              f"{nodes[gid].name!r}")
             note = f"Chip (pci.ids): {', '.join(codes)}."
+            if left_out:
+                note += f" {left_out}"
             size = vram_table.lookup(memory, product.spellings())
             stated = vram_table.size_in_name(product.name)
             extra = {}
@@ -337,11 +348,26 @@ def parse(path: Path, data_dir: Path = DATA_DIR) -> KBFile:
         facts[fid] = Fact(
             id=fid, relation=Relation.has_arch, subject=gid,
             object=Selector(ids=[entry.arch]), source=entry.source, section=f"chip {', '.join(codes)}",
-            note=f"{entry.why}. Devices: {', '.join(pci_ids)}.",
+            note=f"{entry.why}. Devices: {', '.join(pci_ids)}." + (f" {left_out}" if left_out else ""),
         )
     _drop_shared_aliases(nodes, known)
     sources = [s for s in (SOURCE, PCIIDS, NIXPKGS) if s.id in used]
     return KBFile(sources=sources, nodes=list(nodes.values()), facts=list(facts.values()))
+
+
+def _boards_of_a_secondary_chip(product: Product, chips: dict) -> str:
+    """Drop from ``product`` the devices of a secondary chip mapping when its other devices map to
+    another architecture; returns a sentence naming what was left out ("" when nothing was)."""
+
+    entries = {d: arch_for_chip(chips[d][0]) for d in product.devices if d in chips}
+    entries = {d: e for d, e in entries.items() if e is not None}
+    primary = {e.arch for e in entries.values() if not e.secondary}
+    dropped = sorted(d for d, e in entries.items() if e.secondary and e.arch not in primary)
+    if not primary or not dropped:
+        return ""
+    product.devices -= set(dropped)
+    shown = ", ".join(f"10de:{d} ({chips[d][0]})" for d in dropped)
+    return f"pci.ids also gives this name to {shown}, a chip of another architecture; those boards are left out here."
 
 
 def _drop_shared_aliases(nodes: dict[str, Node], known: dict[str, str]) -> None:
@@ -367,6 +393,7 @@ def hand_written_updates(path: Path, data_dir: Path = DATA_DIR) -> dict[str, dic
         gid = next((known[normalise(t)] for t in product.spellings() if normalise(t) in known), None)
         if gid is None:
             continue
+        _boards_of_a_secondary_chip(product, chips)  # as parse() does
         entry = out.setdefault(gid, {"pci_ids": set(), "segment": segment_of(product.name), "source": set(),
                                      "spellings": []})
         entry["pci_ids"].update(f"10de:{d}" for d in product.devices)

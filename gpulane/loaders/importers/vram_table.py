@@ -108,4 +108,32 @@ def lookup(table: dict[str, Optional[tuple[float, str]]], spellings: Iterable[st
         sizes = {v[0] for v in found if v is not None}
         if found and None not in found and len(sizes) == 1:
             return sorted(found)[0]
+    for spelled in spellings:
+        hit = _form_variants(table, key(spelled))
+        if hit is not None:
+            return hit
     return None
+
+
+# The same product sold as a laptop part or to OEMs: "T500 Max-Q" / "T500 Mobile", "GeForce GTX 745 OEM".
+_FORM_SUFFIX = re.compile(r"^(mobile|maxq|oem)$")
+
+
+def _form_variants(table: dict[str, Optional[tuple[float, str]]], k: str) -> Optional[tuple[float, str]]:
+    """A size every TechPowerUp entry that extends the name agrees on, when one of them adds only a
+    form word (Mobile, Max-Q, OEM). Entries that extend it with letters ("RX 5300 XT OEM", "HD 8570
+    OEM Rebrand") or a memory size count too, so a product sold in two sizes matches nothing;
+    entries that extend its model number ("Tesla M60" for "Tesla M6") are other products."""
+
+    if len(k) < 4:
+        return None
+    found = []
+    for t, v in table.items():
+        rest = t[len(k):]
+        if not t.startswith(k) or not rest or (rest[0].isdigit() and not re.match(r"\d+gb", rest)):
+            continue
+        found.append((rest, v))
+    if not any(_FORM_SUFFIX.match(rest) for rest, _ in found) or any(v is None for _, v in found):
+        return None
+    sizes = {v[0] for _, v in found}
+    return sorted(v for _, v in found)[0] if len(sizes) == 1 else None
