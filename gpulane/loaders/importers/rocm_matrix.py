@@ -236,10 +236,17 @@ def _driver_spec(path: Path, line: int, item: str, where: str) -> str:
 # are supported ones, never a complete list.
 SUMMARY_ROW_NOTE = ("A summary row, not a complete list: the release's Linux GPU tables decide per card and "
                     "may list more targets.")
+# For Radeon, Radeon PRO and Ryzen graphics AMD's Linux tables list cards, not targets (ROCm 6.4 lists
+# the W6800 but not the RX 6800, both gfx1030), so a target in the summary row says nothing about such
+# a card: the row speaks only for Instinct accelerators (the datacenter segment). A Radeon card is
+# decided by the release's per-card table where the knowledge base holds it, and is unknown otherwise.
+SUMMARY_ROW_SCOPE = Selector(layer=Layer.gpu, vendor="amd", segment="datacenter")
+SUMMARY_ROW_SCOPE_NOTE = ("Read for Instinct accelerators only: AMD lists Radeon and Radeon PRO support per card, "
+                          "not per target, so this row does not decide a Radeon card.")
 # Shown with every answer that rests on the summary row alone (a caveated fact is used only where
 # no caveat-free fact, such as a per-card table, supports the pair).
-SUMMARY_ROW_CAVEAT = ("Rests on the matrix's per-target summary row: AMD decides Radeon and Radeon PRO support per "
-                      "card in each release's Linux system requirements; check that page for this card.")
+SUMMARY_ROW_CAVEAT = ("Rests on the matrix's per-target summary row: AMD lists supported accelerators per card "
+                      "in each release's Linux system requirements; check that page for this card.")
 
 
 def parse(path: Path) -> KBFile:
@@ -373,10 +380,10 @@ def parse(path: Path) -> KBFile:
                         relation=Relation.supports,
                         subject=f"rocm-{release}",
                         object=Selector(ids=[target]),
-                        when={Layer.os: Selector(layer=Layer.os, platform="linux")},
+                        when={Layer.os: Selector(layer=Layer.os, platform="linux"), Layer.gpu: SUMMARY_ROW_SCOPE},
                         source=SOURCE.id,
                         section=f"{TARGET_LABEL} row, {col.header} column",
-                        note=" ".join(target_notes + [SUMMARY_ROW_NOTE]),
+                        note=" ".join(target_notes + [SUMMARY_ROW_NOTE, SUMMARY_ROW_SCOPE_NOTE]),
                         caveat=SUMMARY_ROW_CAVEAT,
                     )
                 )
