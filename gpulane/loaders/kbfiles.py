@@ -72,8 +72,10 @@ class _LineDict(dict):
     key_lines: dict
 
 
-class _LineLoader(yaml.SafeLoader):
-    """A safe loader that records lines and refuses aliases and duplicate keys."""
+class _LineRules:
+    """What both knowledge-base loaders do on top of YAML's safe loading: record lines, refuse
+    aliases, duplicate keys and deep nesting (checked on the event stream, before any node is
+    built)."""
 
     _depth = 0
 
@@ -106,12 +108,54 @@ class _LineLoader(yaml.SafeLoader):
         return mapping
 
 
-# Dates stay strings in the raw data so that pydantic reports bad ones by field.
-_LineLoader.yaml_implicit_resolvers = {
-    k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:timestamp"]
-    for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _LineLoader.construct_mapping)
+class _LineLoader(_LineRules, yaml.SafeLoader):
+    """A safe loader that records lines and refuses aliases and duplicate keys (pure Python)."""
+
+
+try:
+    from yaml._yaml import CParser as _CParser
+except ImportError:  # PyYAML built without libyaml
+    _CParser = None
+
+if _CParser is not None:
+    class _FastLineLoader(_LineRules, yaml.composer.Composer, _CParser, yaml.constructor.SafeConstructor,
+                          yaml.resolver.Resolver):
+        """The same loader with libyaml's scanner and parser (about six times faster on the shipped
+        files). Nodes are still composed and constructed in Python from libyaml's events, so the
+        alias, depth and duplicate-key rules and the recorded lines are those of `_LineLoader`."""
+
+        def __init__(self, stream):
+            _CParser.__init__(self, stream)
+            yaml.constructor.SafeConstructor.__init__(self)
+            yaml.resolver.Resolver.__init__(self)
+            yaml.composer.Composer.__init__(self)
+
+    _LOADERS: tuple = (_LineLoader, _FastLineLoader)
+else:
+    _LOADERS = (_LineLoader,)
+
+for _loader in _LOADERS:
+    # Dates stay strings in the raw data so that pydantic reports bad ones by field.
+    _loader.yaml_implicit_resolvers = {
+        k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:timestamp"]
+        for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    _loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _loader.construct_mapping)
+# Characters PyYAML's own reader refuses (yaml.reader.Reader.NON_PRINTABLE).
+_NON_PRINTABLE = yaml.reader.Reader.NON_PRINTABLE
+
+
+def _load_yaml(text: str):
+    """The raw data of one file, with lines recorded. libyaml reads files it can read; anything
+    else (a syntax error, a character it or PyYAML refuses, any other failure) is read again by
+    the pure-Python loader, so that errors are reported in the same words and at the same line
+    whichever loader is installed."""
+    if len(_LOADERS) > 1 and not _NON_PRINTABLE.search(text):
+        try:
+            return yaml.load(text, Loader=_LOADERS[1])  # noqa: S506 - safe: SafeConstructor, no aliases
+        except Exception:  # noqa: BLE001 - the pure loader below says what is wrong
+            pass
+    return yaml.load(text, Loader=_LineLoader)  # noqa: S506 - _LineLoader is a SafeLoader
 
 
 @dataclass(frozen=True)
@@ -257,7 +301,7 @@ def read_kb_file(path: Path, shown_as: str | None = None) -> tuple[KBFile, dict,
     if not text:
         return KBFile(), {}, [FileProblem(shown, None, "the file is empty (0 bytes)")]
     try:
-        raw = yaml.load(text, Loader=_LineLoader)  # noqa: S506 - _LineLoader is a SafeLoader
+        raw = _load_yaml(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         line = mark.line + 1 if mark else None
