@@ -219,12 +219,15 @@ def synthetic_cli(n: int, folder: Path, env: dict, repeat: int) -> tuple[float, 
     return first, median_of(argv, env, repeat)
 
 
-def write_folder(kb, folder: Path) -> None:
+def write_folder(kb, folder: Path, facts_per_file: int = 5_000) -> None:
+    """The knowledge base as YAML files (split, since one file may hold at most 2 MB)."""
     from gpulane.loaders.rdf import dump_items
 
     folder.mkdir(parents=True)
-    (folder / "synthetic.yaml").write_text(
-        dump_items({"sources": kb.sources, "nodes": kb.nodes, "facts": kb.facts}), encoding="utf-8")
+    (folder / "synthetic.yaml").write_text(dump_items({"sources": kb.sources, "nodes": kb.nodes}), encoding="utf-8")
+    for i in range(0, len(kb.facts), facts_per_file):
+        (folder / f"synthetic-facts-{i // facts_per_file:03d}.yaml").write_text(
+            dump_items({"facts": kb.facts[i:i + facts_per_file]}), encoding="utf-8")
 
 
 def synthetic_plans(kg: KnowledgeGraph) -> list[str]:
