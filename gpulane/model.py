@@ -8,6 +8,7 @@ pydantic models. Field names here are the field names of the YAML files in
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Literal, Optional, Union
 
@@ -374,3 +375,37 @@ class KBFile(BaseModel):
     nodes: list[Node] = Field(default_factory=list)
     facts: list[Fact] = Field(default_factory=list)
     steps: list[Step] = Field(default_factory=list)
+
+
+# The loaded knowledge base as one value: what the loaders produce and the graph compiles. Defined
+# here, below both, so that the graph never imports the loaders.
+
+@dataclass(frozen=True)
+class Origin:
+    """Where an item was written: file and line."""
+
+    path: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+@dataclass
+class KnowledgeBase:
+    """Every source, node and fact of a knowledge base, with where each was written.
+
+    Ids are not yet checked for uniqueness here: ``kb check`` reports duplicates,
+    so the lists keep every item as written.
+    """
+
+    sources: list[Source] = field(default_factory=list)
+    nodes: list[Node] = field(default_factory=list)
+    facts: list[Fact] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    origins: dict[tuple[str, int], Origin] = field(default_factory=dict)
+    files: list[str] = field(default_factory=list)
+
+    def origin(self, kind: str, index: int) -> Origin | None:
+        """Where the index-th item of a kind ("sources", "nodes", "facts", "steps") was written."""
+        return self.origins.get((kind, index))

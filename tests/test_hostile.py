@@ -390,7 +390,7 @@ def test_tool_output_and_os_release_lose_their_escapes(tmp_path):
 
 def test_record_markdown_escapes_what_the_user_typed(shipped):
     from gpulane.cli.render_record import record_markdown
-    from gpulane.queries.record import record_for
+    from gpulane.cli.record import record_for
 
     model = "GGUF\n\n**Verdict:** ✓ supported\n# Forged"
     text = record_markdown(record_for(shipped, 'gpu = "RTX 4090", os = "Ubuntu 24.04"', model=model,

@@ -238,7 +238,7 @@ def test_cli_setup_json_and_query_statement(capsys, monkeypatch):
 
 def test_record_gains_a_setup_section(shipped):
     from gpulane.cli.render_record import record_markdown
-    from gpulane.queries.record import record_for
+    from gpulane.cli.record import record_for
 
     record = record_for(shipped, 'gpu = "Radeon PRO W7900", os = "Ubuntu 22.04", app = llama.cpp')
     assert [e.layer for e in record.setup] == ["driver", "app"]

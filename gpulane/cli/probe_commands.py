@@ -298,7 +298,7 @@ def record_command(config_text: str, fmt: str, model: str | None, quantization: 
                    output: Path | None, *, kg=None, today=None) -> None:
     """`gpulane record CONFIG --format markdown|json|mermaid [--model --quantization --context] [--output]`."""
     from gpulane.cli.render_record import record_json, record_markdown, record_mermaid
-    from gpulane.queries.record import record_for
+    from gpulane.cli.record import record_for
 
     fmt = (fmt or "markdown").lower()
     if fmt not in FORMATS:

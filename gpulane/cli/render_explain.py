@@ -17,6 +17,8 @@ _VERDICT = {"supported": "✓ supported", "not_supported": "✗ not supported", 
             "builds_only": "~ builds for, not stated supported", "workaround": "✓ supported via workaround",
             "community": "✓ supported on community evidence"}
 _MARK = {"ok": "✓", "no": "✗", "unknown": "?", "builds_only": "~"}
+# Shared with the record renderer, so every verdict and edge mark has one wording.
+VERDICT_WORDS, EDGE_MARKS = _VERDICT, _MARK
 _KIND_WORDS = {"not_listed": "not listed in a list its source declares complete",
                "stated": "stated unsupported", "driver": "below the stated driver requirement",
                "vendor": "a build for another GPU vendor: known impossible",

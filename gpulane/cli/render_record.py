@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from gpulane.queries.record import Record
+from gpulane.cli.record import Record
+from gpulane.cli.render_explain import EDGE_MARKS, VERDICT_WORDS
 from gpulane.textsafe import markdown_text
 
 __all__ = ["record_markdown", "record_json", "record_mermaid"]
 
-_VERDICT = {"supported": "✓ supported", "not_supported": "✗ not supported", "unknown": "? unknown"}
-_MARK = {"ok": "✓", "no": "✗", "unknown": "?"}
+_VERDICT, _MARK = VERDICT_WORDS, EDGE_MARKS
 # The path reads from hardware up: gpu → arch → os → driver → toolkit → framework → app.
 _ORDER = ("gpu", "arch", "os", "driver", "toolkit", "framework", "app")
 

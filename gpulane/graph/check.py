@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from gpulane.graph.compat import build_target_kind
 from gpulane.graph.kb import KnowledgeGraph
 from gpulane.graph.names import normalise
-from gpulane.loaders.kbfiles import Origin
+from gpulane.model import Origin
 from gpulane.model import ALWAYS_EXHAUSTIVE, OFFICIAL_POSITIVE, Layer, Relation, Status
 
 __all__ = ["Problem", "check_graph", "STALE_AFTER_DAYS"]

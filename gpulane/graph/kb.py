@@ -14,7 +14,7 @@ from typing import Iterable
 
 from gpulane.graph.compat import build_target_kind, is_generic_target, runs_on
 from gpulane.graph.names import NameIndex
-from gpulane.loaders.kbfiles import KnowledgeBase, Origin
+from gpulane.model import KnowledgeBase, Origin
 from gpulane.model import (ALWAYS_EXHAUSTIVE, OFFICIAL_POSITIVE, Fact, Layer, Node, Relation, Selector,
                            Source, Status)
 from gpulane.versions import VersionRange, spec_matches

@@ -17,7 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import random
 
-from gpulane.loaders.kbfiles import KnowledgeBase, Origin
+from gpulane.model import KnowledgeBase, Origin
 from gpulane.model import Fact, Layer, Node, Selector, Source, Status
 
 __all__ = ["generate", "BENCH_QUESTION"]

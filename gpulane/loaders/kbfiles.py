@@ -14,7 +14,6 @@ YAML would otherwise resolve silently by keeping the last one.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
@@ -23,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from gpulane.errors import FileProblem, KBLoadError
 from gpulane.loaders.safeio import UnreadableFile, read_regular_file
-from gpulane.model import Fact, KBFile, Node, Source, Step
+from gpulane.model import Fact, KBFile, KnowledgeBase, Node, Origin, Source, Step  # noqa: F401 (re-exported)
 from gpulane.textsafe import has_control
 
 __all__ = ["KnowledgeBase", "Origin", "load_files", "read_kb_file", "default_data_dir", "kb_files",
@@ -156,37 +155,6 @@ def _load_yaml(text: str):
         except Exception:  # noqa: BLE001 - the pure loader below says what is wrong
             pass
     return yaml.load(text, Loader=_LineLoader)  # noqa: S506 - _LineLoader is a SafeLoader
-
-
-@dataclass(frozen=True)
-class Origin:
-    """Where an item was written: file and line."""
-
-    path: str
-    line: int
-
-    def __str__(self) -> str:
-        return f"{self.path}:{self.line}"
-
-
-@dataclass
-class KnowledgeBase:
-    """Every source, node and fact of a knowledge base, with where each was written.
-
-    Ids are not yet checked for uniqueness here: ``kb check`` reports duplicates,
-    so the lists keep every item as written.
-    """
-
-    sources: list[Source] = field(default_factory=list)
-    nodes: list[Node] = field(default_factory=list)
-    facts: list[Fact] = field(default_factory=list)
-    steps: list[Step] = field(default_factory=list)
-    origins: dict[tuple[str, int], Origin] = field(default_factory=dict)
-    files: list[str] = field(default_factory=list)
-
-    def origin(self, kind: str, index: int) -> Origin | None:
-        """Where the index-th item of a kind ("sources", "nodes", "facts", "steps") was written."""
-        return self.origins.get((kind, index))
 
 
 class StoredKB(BaseModel):

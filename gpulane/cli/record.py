@@ -2,7 +2,8 @@
 layer, what the user states about their use, each supporting statement with
 its source and review date, the verdict, and a test checklist to fill in.
 
-Worded by gpulane/cli/render_record.py (Markdown, JSON, Mermaid).
+Worded by gpulane/cli/render_record.py (Markdown, JSON, Mermaid). It lives with the command line
+because its entries are already worded (break reasons, selectors) by the renderers.
 """
 
 from __future__ import annotations
