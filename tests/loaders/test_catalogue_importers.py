@@ -339,6 +339,7 @@ ISSUE_NAMES = {
     "Ryzen AI Max+ 395": "gfx1151", "Ryzen AI 9 HX 370": "gfx1150", "Steam Deck": "gfx1033",
     # Kepler CC 3.0 (2017 copy of NVIDIA's CUDA GPUs page; chips from pci.ids) beside 3.5/3.7
     "GTX 680": "sm_30", "GTX 770": "sm_30", "Tesla K10": "sm_30", "Quadro K5000": "sm_30", "Quadro K600": "sm_30",
+    "Jetson TK1": "sm_32", "Tegra K1": "sm_32",  # the copy's "Tegra Mobile & Jetson Products": 3.2
     "GT 730": "sm_35",  # the copy: GT 730 3.5 (GK208); pci.ids also has a GK107 board of that name, left out
     # rocminfo's CPU agent in ROCm/ROCm#5025: "AMD Ryzen 7 8700G w/ Radeon 780M Graphics"; 780M is gfx1103 (AMD's table)
     "8700G": "gfx1103", "Ryzen 7 8700G": "gfx1103",
@@ -493,3 +494,43 @@ def test_rtx_6000_asks_which(kg):
     text = info.value.render()
     for name in ("Quadro RTX 6000", "NVIDIA RTX 6000 Ada Generation", "NVIDIA RTX 6000D"):
         assert name in text
+
+
+# ------------------------------------------------------------------ legacy driver branches (supported-gpus.json)
+
+
+def test_legacy_branch_of_every_device_becomes_a_driver_requirement():
+    """supported-gpus.json of driver 525: 0x1180 GeForce GTX 680 "470.xx", 0x0FF2 GRID K1 "367.xx"."""
+    from gpulane.loaders.importers import nvidia_legacy_branches
+
+    folder = FIX / "nvidia-legacy"
+    kb = nvidia_legacy_branches.parse(folder / "supported-gpus-legacy-small.json", folder)
+    facts = by_id(kb.facts)
+    assert set(facts) == {"nvidia-legacy-branch-r367", "nvidia-legacy-branch-r470"}
+    r470 = facts["nvidia-legacy-branch-r470"]
+    # a GPU with a device the file gives no legacy branch (RTX 4090, mixed board) gets none;
+    # a GPU a hand-written fact already covers (tesla-k80 here) keeps that one
+    assert r470.subject == ["geforce-gtx-680"] and r470.object.version == "<471"
+    assert r470.object.layer is Layer.driver and r470.caveat
+    assert facts["nvidia-legacy-branch-r367"].subject == ["grid-k1"]
+    assert facts["nvidia-legacy-branch-r367"].object.version == "<368"
+
+
+def test_legacy_branch_bad_input(tmp_path):
+    from gpulane.loaders.importers import nvidia_legacy_branches
+
+    for text, says in [("not json", "JSON object"), ('{"chips": [{"devid": "1180"}]}', "devid"),
+                       ('{"chips": [{"devid": "0x1180", "name": "GeForce GTX 680"}]}', "legacybranch")]:
+        bad = tmp_path / "supported-gpus.json"
+        bad.write_text(text)
+        with pytest.raises(ImportFormatError) as info:
+            nvidia_legacy_branches.parse(bad, FIX / "nvidia-legacy")
+        assert says in str(info.value)
+
+
+def test_kepler_gpus_need_driver_r470_or_older(kg):
+    """In the shipped KB: the GTX 680 (0x1180, "470.xx") and GRID K1 (0x0FF2, "367.xx")."""
+    for gid, version in (("geforce-gtx-680", "<471"), ("grid-k1", "<368"), ("tesla-k10", "<471")):
+        found = [cf for cf in kg.facts_about(gid) if cf.fact.relation.value == "requires"
+                 and cf.fact.object.layer is Layer.driver]
+        assert [cf.fact.object.version for cf in found] == [version], gid

@@ -35,8 +35,8 @@ import yaml
 
 from gpulane.model import KBFile, Layer, Node, Source
 
-from . import (amd_llvm_processors, amd_products, hip_sdk_windows, nvidia_products, os_glibc, pytorch_builds,
-               rocm_gpu_specs, rocm_linux_sysreq, rocm_matrix)
+from . import (amd_llvm_processors, amd_products, hip_sdk_windows, nvidia_legacy_branches, nvidia_products, os_glibc,
+               pytorch_builds, rocm_gpu_specs, rocm_linux_sysreq, rocm_matrix)
 from .common import sort_kernels
 from .errors import ImportFormatError
 
@@ -86,6 +86,8 @@ IMPORTERS: dict[str, Importer] = {
         Importer("nvidia-products", nvidia_products.parse, "nvidia-products.yaml",
                  (nvidia_products.SOURCE, nvidia_products.PCIIDS, nvidia_products.NIXPKGS),
                  "open-gpu-kernel-modules-README.md", bundled=True),
+        Importer("nvidia-legacy-branches", nvidia_legacy_branches.parse, nvidia_legacy_branches.TARGET,
+                 (nvidia_legacy_branches.SOURCE,), "supported-gpus-525-legacy.json", bundled=True),
     )
 }
 
