@@ -807,9 +807,13 @@ class Solver:
 
     def _consistent(self, values: dict[Layer, str], problem: Problem, pairs) -> bool:
         """Forward check: no pair among the chosen layers breaks, and the pinned driver still fits."""
-        for upper, lower in pairs:
+        for i, (upper, lower) in enumerate(pairs):
             verdict = self._pair_verdict(upper, lower, values, problem)
             if verdict == "no" or (verdict in _LENIENT_VERDICTS and not problem.lenient):
+                if i and isinstance(pairs, list):
+                    # Fail first: the pair that just broke is checked first next time. Only the
+                    # cost depends on the order; every pair must hold either way.
+                    pairs.insert(0, pairs.pop(i))
                 return False
         return not self._driver_conflict(values, problem)
 
