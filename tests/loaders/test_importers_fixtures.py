@@ -212,7 +212,7 @@ def test_sysreq_os_kernels_and_footnotes(sysreq):
 def test_sysreq_every_release_page_reads():
     kb = rocm_linux_sysreq.parse(PAGES)
     assert {s.id for s in kb.sources} == {p.source.id for p in rocm_linux_sysreq.PAGES.values()} | {
-        "rocm-releases-5"}
+        "rocm-releases-5", "rocm-release-notes-6.4.1"}
     subjects = {f.subject for f in kb.facts}
     assert subjects == {f"rocm-{r}" for r in rocm_linux_sysreq.RELEASES}
 
@@ -371,3 +371,74 @@ def test_malformed_input_writes_nothing(tmp_path, kind, name):
 def test_unknown_kind(tmp_path):
     with pytest.raises(KeyError):
         plan_import("nvidia-matrix", FIX / "rocm-matrix-small.csv", tmp_path)
+
+
+# ------------------------------------------- Linux sysreq: a captured rendered page (6.4.1)
+# Expectations written from the page (rendered, ROCm 6.4.1: tabs, marks, footnote marks, the OS
+# table with Kernel and Glibc) and from the 6.4.1 release notes ("These GPUs are supported on
+# Ubuntu 24.04.2, Ubuntu 22.04.5, RHEL 9.6, RHEL 9.5, and RHEL 9.4").
+
+
+@pytest.fixture(scope="module")
+def rendered() -> KBFile:
+    return rocm_linux_sysreq.parse(FIX / "linux-sysreq-rendered")
+
+
+def test_rendered_page_gpu_tables(rendered):
+    facts = facts_by_id(rendered)
+    xtx = facts["rocm-6.4.1-sysreq-gpu-radeon-rx-7900-xtx"]
+    assert xtx.status is Status.supported and xtx.exhaustive and xtx.domain.segment == "consumer"
+    assert xtx.when[Layer.os].platform.value == "linux" and xtx.source == "rocm-linux-sysreq-6.4.1"
+    assert facts["rocm-6.4.1-sysreq-gpu-radeon-ai-pro-r9700"].domain.segment == "workstation"
+    assert facts["rocm-6.4.1-sysreq-gpu-instinct-mi325x"].domain.segment == "datacenter"
+    assert facts["rocm-6.4.1-sysreq-gpu-instinct-mi50-32gb"].status is Status.unsupported
+    assert "rocm-6.4.1-sysreq-gpu-radeon-rx-6800" not in facts  # not in the Radeon tab
+    assert facts["rocm-6.4.1-sysreq-arch-gfx1200"].status is Status.supported  # RX 9060 XT
+    assert {s.id for s in rendered.sources} == {"rocm-linux-sysreq-6.4.1", "rocm-release-notes-6.4.1"}
+    page = next(s for s in rendered.sources if s.id == "rocm-linux-sysreq-6.4.1")
+    assert "/en/docs-6.4.1/reference/system-requirements.html" in str(page.url) and "2025-06-03" in page.note
+
+
+def test_rendered_page_os_limits_from_release_notes(rendered):
+    facts = facts_by_id(rendered)
+    # the RDNA4 cards, the W7700 and the RX 7800 XT: Ubuntu 24.04.2, 22.04.5, RHEL 9.6, 9.4 (9.5 not in this excerpt)
+    ubuntu = facts["rocm-6.4.1-sysreq-os-ubuntu-24.04"]
+    assert {"radeon-rx-9070-xt", "radeon-rx-7900-xtx", "instinct-mi300x"} <= set(ubuntu.when[Layer.gpu].ids)
+    assert ubuntu.kernels == ["6.8 GA", "6.11 HWE"] and "Glibc 2.39" in ubuntu.note
+    assert "radeon-rx-9070-xt" in facts["rocm-6.4.1-sysreq-os-rhel-9.6"].when[Layer.gpu].ids
+    sles = facts["rocm-6.4.1-sysreq-os-sles-15-sp6-other-gpus"]
+    assert sles.status is Status.unsupported and sles.source == "rocm-release-notes-6.4.1"
+    assert set(sles.when[Layer.gpu].ids) == {"radeon-ai-pro-r9700", "radeon-pro-w7700", "radeon-rx-9070-xt",
+                                             "radeon-rx-9070-gre", "radeon-rx-9070", "radeon-rx-9060-xt",
+                                             "radeon-rx-7800-xt"}
+    assert "radeon-rx-7900-xtx" in facts["rocm-6.4.1-sysreq-os-sles-15-sp6"].when[Layer.gpu].ids
+    # "5.14+" names no kernel series: kept in the note, no kernels on the fact
+    assert facts["rocm-6.4.1-sysreq-os-rhel-9.6"].kernels == [] and "5.14+" in facts["rocm-6.4.1-sysreq-os-rhel-9.6"].note
+
+
+def test_rendered_page_unread_footnotes_leave_unknown(rendered):
+    """The capture has no footnote texts: MI325X [ub2204] and RX 7900 GRE [rdna-os, not named by the
+    release notes] get no OS facts, and Oracle Linux 9 / Debian 12 (footnoted rows) no facts at all."""
+    facts = facts_by_id(rendered)
+    for fact in facts.values():
+        gpus = set(fact.when[Layer.gpu].ids) if Layer.gpu in fact.when else set()
+        assert not gpus & {"instinct-mi325x", "radeon-rx-7900-gre"}, fact.id
+        if "-sysreq-os-" in fact.id:
+            assert Layer.gpu in fact.when, fact.id  # with some GPUs unread, every OS fact names the GPUs it holds for
+    assert not any(f.startswith("rocm-6.4.1-sysreq-os-oracle-linux-9") or f.startswith("rocm-6.4.1-sysreq-os-debian-12")
+                   for f in facts)
+    assert facts["rocm-6.4.1-sysreq-gpu-instinct-mi325x"].status is Status.supported  # the card is still listed
+    nodes = nodes_by_id(rendered)
+    assert nodes["oracle-linux-9"].kernels == ["5.15.0 UEK"]
+
+
+@pytest.mark.parametrize("folder, line, words", [
+    ("linux-sysreq-rendered-no-notes", None, ["6.4.1.release-notes.md"]),
+    ("linux-sysreq-rendered-bad-glibc", 72, ["Glibc", "SLES 15 SP6", "two"]),
+])
+def test_rendered_page_bad_input(folder, line, words):
+    with pytest.raises(ImportFormatError) as err:
+        rocm_linux_sysreq.parse(FIX / folder)
+    assert err.value.line == line
+    for word in words:
+        assert word in str(err.value)

@@ -201,6 +201,13 @@ def test_sysreq_spot_checks(kb):
         assert f[f"rocm-{release}-sysreq-os-oracle-linux-8"].when[Layer.gpu].ids == ["instinct-mi300x"]
         assert f[f"rocm-{release}-sysreq-os-ubuntu-24.04"].kernels == ["6.8 GA"]
     assert "rocm-6.1.2-sysreq-os-ubuntu-24.04" not in f
+    # ROCm 6.4.1 (the rendered page): the RX 6800 is not in the Radeon tab, the W6800 is in the PRO tab;
+    # the RX 9070 XT is limited by the release notes to Ubuntu 24.04.2, 22.04.5 and RHEL 9.6, 9.5, 9.4
+    assert "rocm-6.4.1-sysreq-gpu-radeon-rx-6800" not in f
+    assert f["rocm-6.4.1-sysreq-gpu-radeon-pro-w6800"].status is Status.supported
+    assert "radeon-rx-9070-xt" in f["rocm-6.4.1-sysreq-os-sles-15-sp6-other-gpus"].when[Layer.gpu].ids
+    assert "radeon-rx-9070-xt" in f["rocm-6.4.1-sysreq-os-rhel-9.5"].when[Layer.gpu].ids
+    assert "radeon-rx-7900-xtx" in f["rocm-6.4.1-sysreq-os-sles-15-sp6"].when[Layer.gpu].ids
     gpus = nodes(kb, AMD_GPU_FILE)  # AMD GPU nodes live in the shared AMD GPU file
     assert gpus["radeon-rx-7900-xtx"].segment == "consumer" and gpus["instinct-mi300x"].segment == "datacenter"
     assert gpus["radeon-pro-w7900"].segment == "workstation" and gpus["ryzen-ai-max-plus-pro-395"].segment == "integrated"

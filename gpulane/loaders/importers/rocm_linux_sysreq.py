@@ -17,6 +17,11 @@ and the wording changed from release to release; every form is read into facts:
   GPUs and stated unsupported for every other listed GPU;
 * "Preview support for HWE kernels" -> said in the OS fact's note.
 
+ROCm 6.4.1 has no docs branch here: its page is read from a capture of the rendered page
+(``<release>.md``, Markdown tables, footnote marks but no footnote texts), and the per-card OS
+limits from that release's notes (``<release>.release-notes.md``, "These GPUs are supported
+on ..."); a card or OS row whose footnote neither states is left without OS facts (unknown).
+
 The input is a folder with one page per release, named ``<release>.rst``
 (:data:`PAGES` pins where each comes from), or one such file. Subjects are the
 ``rocm-X.Y.Z`` toolkit nodes; GPU ids are shared with the specification importer.
@@ -24,6 +29,7 @@ The input is a folder with one page per release, named ``<release>.rst``
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +44,8 @@ from .common import (
     parse_os_list, read_rst_tables, read_source, sort_kernels, split_footnotes, tab_segment,
 )
 from .errors import ImportFormatError
+
+RENDERED_REVIEWED = dt.date(2026, 12, 1)
 
 REPO = "https://github.com/ROCm/rocm-install-on-linux"
 PATH = "docs/reference/system-requirements.rst"
@@ -55,8 +63,29 @@ class Page:
     commit: str  # head of the docs/<release> branch when read
     file_commit: str  # last commit that changed the file on that branch
     # "sysreq": the install-on-linux page (6.0-6.2); "kernels": only the OS/kernel lookup table of
-    # ROCm/ROCm's compatibility matrix on the docs/6.3.x branches (no per-card tables were readable)
+    # ROCm/ROCm's compatibility matrix on the docs/6.3.x branches (no per-card tables were readable);
+    # "rendered": a capture of the rendered page (no docs branch readable), with the release notes
     kind: str = "sysreq"
+    captured: str = ""  # "rendered": the date the captured page shows
+
+    @property
+    def suffix(self) -> str:
+        return ".md" if self.legacy or self.kind == "rendered" else ".rst"
+
+    @property
+    def notes_source(self) -> Source:
+        """ "rendered": the release notes, whose hardware section states the per-card OS limits."""
+        return Source(
+            id=f"rocm-release-notes-{self.release}",
+            url=f"https://rocm.docs.amd.com/en/docs-{self.release}/about/release-notes.html",
+            publisher="AMD",
+            title=f"ROCm {self.release} release notes",
+            version=self.release,
+            reviewed=RENDERED_REVIEWED,
+            note=(f"Read from a capture of the rendered page https://rocm.docs.amd.com/en/latest/about/"
+                  f"release-notes.html while it showed the ROCm {self.release} release notes; only that section is "
+                  f"kept as input."),
+        )
 
     @property
     def legacy(self) -> bool:
@@ -65,6 +94,20 @@ class Page:
 
     @property
     def source(self) -> Source:
+        if self.kind == "rendered":
+            return Source(
+                id=f"rocm-linux-sysreq-{self.release}",
+                url=f"https://rocm.docs.amd.com/projects/install-on-linux/en/docs-{self.release}/reference/"
+                    "system-requirements.html",
+                publisher="AMD",
+                title=f"ROCm installation on Linux, System requirements (ROCm {self.release} documentation)",
+                version=self.release,
+                reviewed=RENDERED_REVIEWED,
+                note=(f"Read from a capture of the rendered page https://rocm.docs.amd.com/projects/install-on-linux/"
+                      f"en/latest/reference/system-requirements.html dated {self.captured}, whose cross-references "
+                      f"name ROCm Documentation v{self.release} (the release it documented then). The capture has "
+                      "the footnote marks but not the footnote texts."),
+            )
         if self.kind == "kernels":
             return Source(
                 id=f"rocm-linux-kernels-{self.release}",
@@ -137,6 +180,7 @@ PAGES: dict[str, Page] = {p.release: p for p in (
     Page("6.3.1", "304d422ab2f5dcb499fd7062828f342915a67744", "304d422ab2f5dcb499fd7062828f342915a67744", "kernels"),
     Page("6.3.2", "2a5163890321cedc9bf6a2b0e540c9d1f8f9af73", "7170d9813dccbcc7c736757c7cacc845525d7408", "kernels"),
     Page("6.3.3", "571578a8bdf6273b42068b11fc5edda567df778b", "35f4362e68f84f55767ffefe9eb5c0073da22c59", "kernels"),
+    Page("6.4.1", "", "", "rendered", captured="2025-06-03"),
 )}
 
 #: ROCm 5.x releases whose docs branch page is not read: the page on those branches lists
@@ -149,7 +193,8 @@ UNREAD: dict[str, str] = {
 }
 
 RELEASES = tuple(PAGES)
-SOURCES = tuple(p.source for p in PAGES.values()) + (Source(
+SOURCES = tuple(p.source for p in PAGES.values()) + tuple(
+    p.notes_source for p in PAGES.values() if p.kind == "rendered") + (Source(
     id="rocm-releases-5",
     url=f"{LEGACY_REPO}/tree/{UNREAD['5.2.1']}",
     publisher="AMD",
@@ -187,6 +232,8 @@ class OsRow:
     kernels: list[str]
     footnotes: list[str]
     label: str
+    glibc: str = ""  # the page's Glibc column, where it has one
+    kernel_text: str = ""  # the Kernel cell as written, where it names no kernel series ("5.14+")
 
 
 @dataclass
@@ -197,6 +244,7 @@ class GpuLimit:
     excluded: dict[str, set[str]] = field(default_factory=dict)  # os node -> kernels excluded
     not_on: set[str] = field(default_factory=set)  # os nodes stated unsupported
     text: list[str] = field(default_factory=list)
+    source: Optional[str] = None  # where the limit is stated, when not on the page itself
 
 
 @dataclass
@@ -204,6 +252,9 @@ class Limits:
     gpus: dict[str, GpuLimit] = field(default_factory=dict)  # gpu id -> limit
     only_gpus: dict[str, set[str]] = field(default_factory=dict)  # os node -> gpu ids
     os_notes: dict[str, list[str]] = field(default_factory=dict)  # os node -> notes (preview ...)
+    # a footnote mark whose text was not read: the GPU gets no OS facts, the OS no facts (unknown)
+    unread_gpus: set[str] = field(default_factory=set)
+    unread_oses: set[str] = field(default_factory=set)
 
 
 # ----------------------------------------------------------------- reading
@@ -427,6 +478,146 @@ def _virtualization_notes(path: Path, tables) -> dict[str, str]:
     return {gid: "Also validated as a guest GPU under " + ", ".join(v) + "." for gid, v in notes.items()}
 
 
+# ------------------------------------------- a captured rendered page (6.4.1)
+
+NOTES_SUFFIX = ".release-notes.md"
+NOTES_SECTION = "Operating system and hardware support changes"
+_MD_FOOTNOTE = re.compile(r"\s*\[\[\d+\]\]\([^)\s]*#([\w-]+)\)")
+_MD_HEADING_RULE = re.compile(r"^-{3,}\s*$")
+_MD_ANCHOR = re.compile(r"\[#\]\([^)]*\)")
+
+
+def _md_tables(path: Path, text: str):
+    """Yield (section, tab, header line, header, rows) for each pipe table of a rendered-page capture.
+
+    Sections are the page's underlined headings; a tab is the short line (such as "AMD Radeon PRO")
+    just before a table, which is how the capture renders the page's tab titles.
+    """
+    lines = text.splitlines()
+    section, tab = None, None
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if i + 1 < len(lines) and _MD_HEADING_RULE.match(lines[i + 1]) and line.strip():
+            section, tab = _MD_ANCHOR.sub("", line).strip(), None
+            i += 2
+            continue
+        if line.startswith("|") and i + 1 < len(lines) and re.match(r"^\|[\s:|-]+\|?\s*$", lines[i + 1]):
+            header = _md_cells(line)
+            start, i = i + 1, i + 2
+            rows = []
+            while i < len(lines) and lines[i].startswith("|"):
+                rows.append((i + 1, _md_cells(lines[i])))
+                i += 1
+            yield section, tab, start, header, rows
+            continue
+        if line.strip():
+            tab = line.strip()
+        i += 1
+
+
+def _md_mark(text: str) -> tuple[str, list[str]]:
+    """``"✅ [[5]](https://...#rdna-os)"`` -> ("✅", ["rdna-os"])."""
+    return _MD_FOOTNOTE.sub("", text).strip(), _MD_FOOTNOTE.findall(text)
+
+
+def _read_rendered_page(path: Path, text: str) -> tuple[list[GpuRow], list[OsRow]]:
+    """The GPU tables (one per tab) and the OS table of a capture of the rendered page."""
+    gpus: list[GpuRow] = []
+    oses: list[OsRow] = []
+    for section, tab, line, header, rows in _md_tables(path, text):
+        if section == GPU_SECTION:
+            if header not in (["Accelerator", "Architecture", "LLVM target", "Support"],
+                              ["GPU", "Architecture", "LLVM target", "Support"]):
+                raise ImportFormatError(path, line, f"GPU table in tab {tab!r}: expected a header (GPU, Architecture, "
+                                                    f"LLVM target, Support), found {header}")
+            segment = _segment(path, line, tab or "(no tab)")
+            for lineno, cells in rows:
+                if len(cells) != 4:
+                    raise ImportFormatError(path, lineno, f"tab {tab!r}: row has {len(cells)} cells, expected 4")
+                name, target = cells[0].replace("™", ""), cells[2]
+                if not re.fullmatch(r"gfx[0-9a-f]{3,4}", target):
+                    raise ImportFormatError(path, lineno, f"tab {tab!r}, row {name!r}, column 'LLVM target': expected "
+                                                          f"e.g. 'gfx1100', found {target!r}")
+                value, notes = _md_mark(cells[3])
+                parsed = parse_mark(value)
+                if parsed is None:
+                    raise ImportFormatError(path, lineno, f"tab {tab!r}, row {name!r}, column 'Support': expected ✅, "
+                                                          f"⚠️ or ❌, found {cells[3]!r}")
+                gpus.append(GpuRow(lineno, name, gpu_ids(name), target, parsed[0], tab, segment, notes))
+        elif section == OS_SECTION:
+            if header != ["Operating system", "Kernel", "Glibc", "Support"]:
+                raise ImportFormatError(path, line, f"OS table: expected a header (Operating system, Kernel, Glibc, "
+                                                    f"Support), found {header}")
+            for lineno, cells in rows:
+                if len(cells) != 4:
+                    raise ImportFormatError(path, lineno, f"OS table: row has {len(cells)} cells, expected 4")
+                label, kernel_text, glibc = cells[0], cells[1], cells[2]
+                refs = parse_os_list(label)
+                if refs is None or len(refs) != 1:
+                    raise ImportFormatError(path, lineno, f"OS table, column 'Operating system': expected one release "
+                                                          f"such as 'RHEL 9.4', found {label!r}")
+                # "5.14+" names no kernel series a running kernel can be checked against: kept as text only
+                kernels = [] if kernel_text.endswith("+") else parse_kernels(kernel_text)
+                if kernels is None:
+                    raise ImportFormatError(path, lineno, f"OS table, row {label!r}, column 'Kernel': expected e.g. "
+                                                          f"'5.15 [GA], 6.8 [HWE]' or '5.14+', found {kernel_text!r}")
+                if not re.fullmatch(r"\d+\.\d+", glibc):
+                    raise ImportFormatError(path, lineno, f"OS table, row {label!r}, column 'Glibc': expected e.g. "
+                                                          f"'2.35', found {glibc!r}")
+                value, notes = _md_mark(cells[3])
+                parsed = parse_mark(value)
+                if parsed is None or parsed[0] is not Status.supported:
+                    raise ImportFormatError(path, lineno, f"OS table, row {label!r}, column 'Support': expected ✅, "
+                                                          f"found {cells[3]!r}")
+                oses.append(OsRow(lineno, refs[0], kernels, notes, label, glibc=glibc,
+                                  kernel_text="" if kernels else kernel_text))
+    if not gpus:
+        raise ImportFormatError(path, None, f"no GPU table found under the heading {GPU_SECTION!r}")
+    if not oses:
+        raise ImportFormatError(path, None, f"no OS table found under the heading {OS_SECTION!r}")
+    return gpus, oses
+
+
+_NOTES_GPUS = re.compile(r"architecture-based (.+?) GPUs\b")
+_NOTES_OSES = re.compile(r"These GPUs are supported on (.+?)\.(?:\s|$)")
+
+
+def _rendered_limits(path: Path, page: Page, gpus: list[GpuRow], oses: list[OsRow]) -> Limits:
+    """Per-card OS limits of a captured page: its footnote texts are not in the capture, so the
+    release notes' hardware section ("... GPUs are supported on <OS>, ...") states them; a marked
+    GPU or OS row the notes do not cover is left unread (no OS facts: unknown)."""
+    notes_path = path.with_name(page.release + NOTES_SUFFIX)
+    if not notes_path.is_file():
+        raise ImportFormatError(path, None, f"expected the release notes next to the page, as {notes_path.name!r}")
+    notes_text = read_source(notes_path)
+    limits = Limits()
+    source = page.notes_source.id
+    for lineno, line in enumerate(notes_text.splitlines(), 1):
+        oses_said = _NOTES_OSES.search(line)
+        if not oses_said:
+            continue
+        plain = _md_link_text(line)
+        named: set[str] = set()
+        for group in _NOTES_GPUS.findall(plain):
+            named |= _gpu_names(notes_path, lineno, group, gpus)
+        if not named:
+            raise ImportFormatError(notes_path, lineno, "OS limit: no GPU of the page named before 'These GPUs are "
+                                                        "supported on'")
+        allowed = _os_items(notes_path, lineno, _md_link_text(oses_said.group(1)), oses)
+        for gid in named:
+            limit = limits.gpus.setdefault(gid, GpuLimit(source=source))
+            limit.only = allowed
+            limit.text.append(f"supported on {oses_said.group(1)}")
+    if not limits.gpus:
+        raise ImportFormatError(notes_path, None, "no sentence 'These GPUs are supported on <OS>, ...' found")
+    for row in gpus:
+        if row.footnotes and not all(gid in limits.gpus for gid in row.ids):
+            limits.unread_gpus.update(row.ids)
+    limits.unread_oses = {row.ref.node_id for row in oses if row.footnotes}
+    return limits
+
+
 # ------------------------------------------------------- ROCm 5.x (Markdown)
 
 
@@ -592,9 +783,10 @@ def _point_label(ref: OsRef) -> str:
 
 def _release_of(path: Path) -> Page:
     page = PAGES.get(path.stem)
-    if page is None or path.suffix != (".md" if page.legacy else ".rst"):
-        raise ImportFormatError(path, None, f"expected a file named <release>.rst (6.x) or <release>.md (5.x) for a "
-                                            f"known ROCm release ({', '.join(PAGES)}), found {path.name!r}")
+    if page is None or path.suffix != page.suffix:
+        raise ImportFormatError(path, None, f"expected a file named <release>.rst (6.x), <release>.md (5.x, or a "
+                                            f"captured rendered page) for a known ROCm release ({', '.join(PAGES)}), "
+                                            f"found {path.name!r}")
     return page
 
 
@@ -602,7 +794,8 @@ def parse(path: Path) -> KBFile:
     """Read one page (``<release>.rst``) or a folder of them into one KBFile."""
     path = Path(path)
     if path.is_dir():
-        files = sorted(p for p in path.iterdir() if p.suffix in (".rst", ".md"))
+        # <release>.release-notes.md is read with its page, not on its own
+        files = sorted(p for p in path.iterdir() if p.suffix in (".rst", ".md") and not p.name.endswith(NOTES_SUFFIX))
         if not files:
             raise ImportFormatError(path, None, "no <release>.rst or <release>.md page in the folder")
     else:
@@ -615,6 +808,8 @@ def parse(path: Path) -> KBFile:
         page = _release_of(file)
         source, file_facts, oses = _parse_page(file, page)
         sources.append(source)
+        if page.kind == "rendered":
+            sources.append(page.notes_source)
         if page.legacy:
             toolkits.append(_toolkit(page.release, source.id))
         facts.extend(file_facts)
@@ -645,7 +840,11 @@ def _parse_page(path: Path, page: Page) -> tuple[Source, list[Fact], list[OsRow]
         return _parse_kernel_table(path, page)
     text = read_source(path)
     stated_unsupported: list[OsRow] = []
-    if page.legacy:
+    if page.kind == "rendered":
+        gpus, oses = _read_rendered_page(path, text)
+        limits = _rendered_limits(path, page, gpus, oses)
+        virt = {}
+    elif page.legacy:
         gpus, oses, stated_unsupported, limits, virt = _read_markdown_page(path, text)
     else:
         tables = read_rst_tables(path, text)
@@ -700,7 +899,10 @@ def _parse_page(path: Path, page: Page) -> tuple[Source, list[Fact], list[OsRow]
     for row in oses:
         by_node.setdefault(row.ref.node_id, []).append(row)
     for node_id, rows in by_node.items():
-        facts.extend(_os_facts(subject, source.id, node_id, rows, positive, limits))
+        if node_id in limits.unread_oses:
+            continue  # a footnote limits this OS to GPUs the page as read does not name: unknown
+        facts.extend(_os_facts(subject, source.id, node_id, rows, [g for g in positive if g not in limits.unread_gpus],
+                               limits, unlimited_ok=not limits.unread_gpus))
     # the "Unsupported" tab (5.5.1 on): a stated no, where no supported point release shares the node
     dropped: dict[str, list[OsRow]] = {}
     for row in stated_unsupported:
@@ -735,7 +937,13 @@ def _allowed(gid: str, node_id: str, kernels: list[str], limits: Limits) -> Opti
             allowed = [k for k in allowed if k in listed]
     excluded = limit.excluded.get(node_id, set())
     allowed = [k for k in allowed if k not in excluded]
-    return allowed or None
+    # a row that names no kernel series ("5.14+") has nothing to narrow: the OS itself is allowed
+    return allowed if allowed or not kernels else None
+
+
+def _kernel_text(row: OsRow) -> str:
+    text = f"kernel {', '.join(row.kernels)}" if row.kernels else f"kernel {row.kernel_text}"
+    return text + (f"; Glibc {row.glibc}" if row.glibc else "")
 
 
 # The OS table is complete over Linux releases (the page is the Linux requirements).
@@ -743,8 +951,10 @@ LINUX_OSES = Selector(layer=Layer.os, platform="linux")
 
 
 def _os_facts(subject: str, source: str, node_id: str, rows: list[OsRow], positive: list[str],
-              limits: Limits) -> list[Fact]:
-    points = ", ".join(f"{r.label} (kernel {', '.join(r.kernels)})" for r in rows)
+              limits: Limits, unlimited_ok: bool = True) -> list[Fact]:
+    """The toolkit -> OS facts of one OS node; ``unlimited_ok`` False: some GPUs of the page get no OS
+    facts (an unread footnote), so even an unlimited OS names the GPUs it holds for."""
+    points = ", ".join(f"{r.label} ({_kernel_text(r)})" for r in rows)
     notes = limits.os_notes.get(node_id, [])
     listed = f"Listed as {points}." + (" " + "; ".join(notes) + "." if notes else "")
     kernels = sort_kernels(k for r in rows for k in r.kernels)
@@ -761,12 +971,19 @@ def _os_facts(subject: str, source: str, node_id: str, rows: list[OsRow], positi
         else:
             partial[gid] = allowed
     facts = []
+    limit_sources = {limits.gpus[g].source for g in blocked + list(partial) if g in limits.gpus} - {None}
+    if limit_sources:
+        source = sorted(limit_sources)[0]  # the partial/blocked facts rest on the stated limit
     if full:
-        unlimited = not blocked and not partial
+        unlimited = not blocked and not partial and unlimited_ok
         facts.append(Fact(id=f"{subject}-sysreq-os-{node_id}", exhaustive=True, domain=LINUX_OSES, kernels=kernels,
                           when={} if unlimited else {Layer.gpu: Selector(ids=full)},
-                          note=listed if unlimited else listed + " Footnotes limit it to the GPUs in the condition.",
+                          note=listed if unlimited else listed + (
+                              " Footnotes limit it to the GPUs in the condition." if blocked or partial else
+                              " Held for the GPUs in the condition: the others carry a footnote not read."),
                           **base))
+    if limit_sources:
+        base = dict(base, source=source, section=NOTES_SECTION)
     for gid, allowed in sorted(partial.items()):
         facts.append(Fact(
             id=f"{subject}-sysreq-os-{node_id}-{gid}", exhaustive=True, domain=LINUX_OSES, kernels=allowed,
@@ -778,7 +995,9 @@ def _os_facts(subject: str, source: str, node_id: str, rows: list[OsRow], positi
         if node_id in limits.only_gpus:
             reasons.append("a footnote limits this OS to other GPUs")
         if any(gid in limits.gpus for gid in blocked):
-            reasons.append("footnotes on these GPUs leave this OS out")
+            stated = [limits.gpus[g].source for g in blocked if g in limits.gpus and limits.gpus[g].source]
+            reasons.append("the release notes limit these GPUs to other operating systems" if stated else
+                           "footnotes on these GPUs leave this OS out")
         facts.append(Fact(id=f"{subject}-sysreq-os-{node_id}-other-gpus", status=Status.unsupported,
                           when={Layer.gpu: Selector(ids=blocked)},
                           note=f"{listed} Not for these GPUs: {'; '.join(reasons)}.", **base))
