@@ -269,7 +269,7 @@ def test_sysreq_5x_markdown_pages():
     # toolkit nodes for every 5.x release, the three unread ones without facts
     assert nodes["rocm-5.7.1"].family == "rocm" and nodes["rocm-5.7.1"].version == "5.7.1"
     assert "rocm-5.1.1" in nodes and not [f for f in kb.facts if f.subject == "rocm-5.1.1"]
-    assert len([n for n in kb.nodes if n.layer is Layer.toolkit]) == 22
+    assert len([n for n in kb.nodes if n.layer is Layer.toolkit and n.id.startswith("rocm-5.")]) == 22
 
 
 def test_sysreq_6_3_kernel_tables():
@@ -442,3 +442,49 @@ def test_rendered_page_bad_input(folder, line, words):
     assert err.value.line == line
     for word in words:
         assert word in str(err.value)
+
+
+# ------------------------------------- Linux sysreq: a pandoc capture with footnote texts (7.2.2)
+# Expectations written from the captured page (cross-references "(in ROCm Documentation v7.2.2)").
+
+def test_pandoc_page_gpu_tables():
+    kb = rocm_linux_sysreq.parse(PAGES / "7.2.2.md")
+    facts = facts_by_id(kb)
+    assert "rocm-7.2.2-sysreq-gpu-radeon-rx-6800" not in facts  # not in the Radeon tab
+    assert facts["rocm-7.2.2-sysreq-gpu-radeon-pro-w6800"].domain.segment == "workstation"
+    assert facts["rocm-7.2.2-sysreq-gpu-radeon-rx-9060"].status is Status.supported
+    assert facts["rocm-7.2.2-sysreq-gpu-instinct-mi355x"].domain.segment == "datacenter"
+    assert facts["rocm-7.2.2-sysreq-gpu-instinct-mi50-16gb"].status is Status.unsupported
+    assert facts["rocm-7.2.2-sysreq-arch-gfx950"].status is Status.supported
+    assert {s.id for s in kb.sources} == {"rocm-linux-sysreq-7.2.2"}
+    toolkit = nodes_by_id(kb)["rocm-7.2.2"]  # the compatibility-matrix import stops at 7.2.0
+    assert toolkit.layer is Layer.toolkit and toolkit.version == "7.2.2" and toolkit.source == "rocm-linux-sysreq-7.2.2"
+
+
+def test_pandoc_page_footnotes():
+    facts = facts_by_id(rocm_linux_sysreq.parse(PAGES / "7.2.2.md"))
+    instinct = {"instinct-mi355x", "instinct-mi350x", "instinct-mi325x", "instinct-mi300x", "instinct-mi300a",
+                "instinct-mi250x", "instinct-mi250", "instinct-mi210", "instinct-mi100"}
+    ubuntu = facts["rocm-7.2.2-sysreq-os-ubuntu-24.04"]  # every listed GPU
+    assert not ubuntu.when and ubuntu.kernels == ["6.8 GA", "6.17 HWE"] and "Glibc 2.39" in ubuntu.note
+    # "SLES 15 SP7 is supported on all AMD Instinct GPUs listed"; Radeon "only support Ubuntu 24.04.4, 22.04.5, RHEL 10.1, 9.7"
+    assert set(facts["rocm-7.2.2-sysreq-os-sles-15-sp7"].when[Layer.gpu].ids) == instinct
+    assert "radeon-rx-9070-xt" in facts["rocm-7.2.2-sysreq-os-sles-15-sp7-other-gpus"].when[Layer.gpu].ids
+    # "RHEL 10.1 and RHEL 9.7 are supported on all listed Supported GPUs except AMD Radeon PRO V620 GPU"
+    assert facts["rocm-7.2.2-sysreq-os-rhel-10.1-other-gpus"].when[Layer.gpu].ids == ["radeon-pro-v620"]
+    assert "radeon-rx-9070-xt" in facts["rocm-7.2.2-sysreq-os-rhel-10.1"].when[Layer.gpu].ids
+    assert set(facts["rocm-7.2.2-sysreq-os-debian-12"].when[Layer.gpu].ids) == {
+        "instinct-mi325x", "instinct-mi300x", "instinct-mi300a", "instinct-mi250x", "instinct-mi250", "instinct-mi210"}
+    assert facts["rocm-7.2.2-sysreq-os-oracle-linux-8"].when[Layer.gpu].ids == ["instinct-mi300x"]
+    # RHEL 9.6 is marked with the RHEL 10.1 / 9.7 footnote but named by the Instinct-only one: both kept
+    rhel96 = facts["rocm-7.2.2-sysreq-os-rhel-9.6"]
+    assert set(rhel96.when[Layer.gpu].ids) == instinct and "differ" in rhel96.note
+    assert rhel96.kernels == ["5.14.0-570"]
+
+
+def test_pandoc_page_marks_must_match_footnotes(tmp_path):
+    text = (PAGES / "7.2.2.md").read_text(encoding="utf-8").replace("| ✅ [^44]  |", "| ✅        |")
+    (tmp_path / "7.2.2.md").write_text(text, encoding="utf-8")
+    with pytest.raises(ImportFormatError) as err:
+        rocm_linux_sysreq.parse(tmp_path / "7.2.2.md")
+    assert "footnote marks" in str(err.value) and "7.2.2.md" in str(err.value)

@@ -106,7 +106,8 @@ def test_os_nodes_live_only_in_the_os_file(kb):
     # 5.19, 6.2, 6.6; 6.1.x 5.15 GA, 6.2/6.5 HWE; 6.2.x adds 6.8 HWE
     assert oses["ubuntu-22.04"].kernels == ["5.15", "5.15 GA", "5.17 OEM", "5.19", "5.19.0-45", "6.2", "6.2 HWE",
                                             "6.5 HWE", "6.6", "6.8 HWE"]
-    assert oses["ubuntu-24.04"].kernels == ["6.8 GA", "6.11 HWE"]  # 6.11 HWE from ROCm 6.3.x's kernel table
+    # 6.11 HWE from ROCm 6.3.x's kernel table (and 6.4.1's page), 6.17 HWE from ROCm 7.2.2's page (24.04.4)
+    assert oses["ubuntu-24.04"].kernels == ["6.8 GA", "6.11 HWE", "6.17 HWE"]
     assert oses["windows-11"].platform.value == "windows" and oses["ubuntu-24.04"].platform.value == "linux"
 
 
@@ -208,6 +209,9 @@ def test_sysreq_spot_checks(kb):
     assert "radeon-rx-9070-xt" in f["rocm-6.4.1-sysreq-os-sles-15-sp6-other-gpus"].when[Layer.gpu].ids
     assert "radeon-rx-9070-xt" in f["rocm-6.4.1-sysreq-os-rhel-9.5"].when[Layer.gpu].ids
     assert "radeon-rx-7900-xtx" in f["rocm-6.4.1-sysreq-os-sles-15-sp6"].when[Layer.gpu].ids
+    # ROCm 7.2.2 (the rendered page with its footnotes)
+    assert "rocm-7.2.2-sysreq-gpu-radeon-rx-6800" not in f
+    assert "radeon-rx-9070-xt" in f["rocm-7.2.2-sysreq-os-rhel-9.6-other-gpus"].when[Layer.gpu].ids
     gpus = nodes(kb, AMD_GPU_FILE)  # AMD GPU nodes live in the shared AMD GPU file
     assert gpus["radeon-rx-7900-xtx"].segment == "consumer" and gpus["instinct-mi300x"].segment == "datacenter"
     assert gpus["radeon-pro-w7900"].segment == "workstation" and gpus["ryzen-ai-max-plus-pro-395"].segment == "integrated"

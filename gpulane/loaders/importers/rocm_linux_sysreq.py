@@ -105,8 +105,9 @@ class Page:
                 reviewed=RENDERED_REVIEWED,
                 note=(f"Read from a capture of the rendered page https://rocm.docs.amd.com/projects/install-on-linux/"
                       f"en/latest/reference/system-requirements.html dated {self.captured}, whose cross-references "
-                      f"name ROCm Documentation v{self.release} (the release it documented then). The capture has "
-                      "the footnote marks but not the footnote texts."),
+                      f"name ROCm Documentation v{self.release} (the release it documented then)."
+                      + (" The capture has the footnote marks but not the footnote texts." if self.release in NOTES_RELEASES
+                         else " The footnote texts are read from the capture.")),
             )
         if self.kind == "kernels":
             return Source(
@@ -181,7 +182,11 @@ PAGES: dict[str, Page] = {p.release: p for p in (
     Page("6.3.2", "2a5163890321cedc9bf6a2b0e540c9d1f8f9af73", "7170d9813dccbcc7c736757c7cacc845525d7408", "kernels"),
     Page("6.3.3", "571578a8bdf6273b42068b11fc5edda567df778b", "35f4362e68f84f55767ffefe9eb5c0073da22c59", "kernels"),
     Page("6.4.1", "", "", "rendered", captured="2025-06-03"),
+    Page("7.2.2", "", "", "rendered", captured="2026-04-17"),
 )}
+
+#: Releases whose toolkit node this importer defines (the compatibility-matrix import stops at 7.2.0).
+NEW_TOOLKITS = ("7.2.2",)
 
 #: ROCm 5.x releases whose docs branch page is not read: the page on those branches lists
 #: distributions released after the ROCm release (RHEL 9.1, Ubuntu 22.04.1), so it does not
@@ -193,8 +198,10 @@ UNREAD: dict[str, str] = {
 }
 
 RELEASES = tuple(PAGES)
+#: Rendered pages captured without their footnote texts: the release notes state the per-card limits.
+NOTES_RELEASES = ("6.4.1",)
 SOURCES = tuple(p.source for p in PAGES.values()) + tuple(
-    p.notes_source for p in PAGES.values() if p.kind == "rendered") + (Source(
+    p.notes_source for p in PAGES.values() if p.release in NOTES_RELEASES) + (Source(
     id="rocm-releases-5",
     url=f"{LEGACY_REPO}/tree/{UNREAD['5.2.1']}",
     publisher="AMD",
@@ -618,6 +625,209 @@ def _rendered_limits(path: Path, page: Page, gpus: list[GpuRow], oses: list[OsRo
     return limits
 
 
+# ------------------------------------- a pandoc capture of the rendered page (7.2.2)
+
+_PD_MARK = re.compile(r"\s*\[\^(\d+)\]")
+_PD_LABEL = re.compile(r"^\[\[\\\[\]\{\.fn-bracket\}\[?(\d+)")
+_PD_BACKREF = re.compile(r"\(#id(\d+)\)")
+_PD_LINK = re.compile(r"\[\[([^\]]+)\]\{[^}]*\}\]\([^)]*\)\{[^}]*\}")
+
+
+def _pd_cells(line: str) -> list[str]:
+    return [c.strip().replace("\\[", "[").replace("\\]", "]") for c in line.strip().strip("|").split("|")]
+
+
+def _read_pandoc_page(path: Path, text: str):
+    """GPU tables, OS table and footnotes of a pandoc capture of the rendered page.
+
+    Grid tables with one line per row; a tab is the short line before the table block; a
+    footnote is a label line (number and back-references ``#idN``) followed by its text. Returns
+    the rows, {footnote number: (line, text)} and the footnote marks in document order
+    (row, footnote number or None) with the back-reference ids in the same order.
+    """
+    lines = text.splitlines()
+    gpus: list[GpuRow] = []
+    oses: list[OsRow] = []
+    footnotes: dict[int, tuple[int, str]] = {}
+    refs: list[tuple[object, int]] = []  # (row, mark) in document order
+    backrefs: dict[int, int] = {}  # id -> footnote number
+    section, tab, header = None, None, None
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        heading = re.match(r"^##\s+(.*?)\[", line)
+        if heading:
+            section, tab, header = heading.group(1).strip(), None, None
+        elif line.startswith("+") and i + 1 < len(lines) and lines[i + 1].startswith("|") and header is None:
+            header = _pd_cells(lines[i + 1])
+            i += 2
+            continue
+        elif line.startswith("+"):
+            if line.startswith("+="):
+                pass
+            elif i + 1 >= len(lines) or not lines[i + 1].startswith("|"):
+                header = None  # the table ends
+        elif line.startswith("|") and header is not None and section in (GPU_SECTION, OS_SECTION):
+            cells = _pd_cells(line)
+            if len(cells) != len(header):
+                raise ImportFormatError(path, i + 1, f"row has {len(cells)} cells, expected {len(header)}")
+            row = _pd_gpu_row(path, i + 1, tab, header, cells) if section == GPU_SECTION else \
+                _pd_os_row(path, i + 1, header, cells)
+            (gpus if section == GPU_SECTION else oses).append(row)
+            refs.extend((row, int(n)) for n in _PD_MARK.findall(cells[-1]))
+        else:
+            label = _PD_LABEL.match(line)
+            if label:
+                number = int(label.group(1))
+                for ref_id in _PD_BACKREF.findall(line):
+                    backrefs[int(ref_id)] = number
+                j = i + 1
+                while j < len(lines) and not lines[j].strip():
+                    j += 1
+                body = _PD_LINK.sub(r"\1", lines[j]).strip() if j < len(lines) else ""
+                footnotes[number] = (j + 1, body)
+                i = j + 1
+                continue
+            if line.strip() and not line.startswith(":::") and len(line) < 40 and section == GPU_SECTION:
+                tab = line.strip()
+        i += 1
+    if not gpus:
+        raise ImportFormatError(path, None, f"no GPU table found under the heading {GPU_SECTION!r}")
+    if not oses:
+        raise ImportFormatError(path, None, f"no OS table found under the heading {OS_SECTION!r}")
+    # The k-th mark in the page is the k-th back-reference id: the marks' own numbers ([^N]) are
+    # the capture's, not the page's. Both counts must agree, or the mapping is not safe.
+    ids = sorted(backrefs)
+    if len(ids) != len(refs) or ids != list(range(ids[0], ids[0] + len(ids))):
+        raise ImportFormatError(path, None, f"{len(refs)} footnote marks in the tables but {len(ids)} back-references "
+                                            f"in the footnotes: cannot tell which footnote each mark is")
+    marks = [(row, backrefs[ref_id]) for (row, _), ref_id in zip(refs, ids)]
+    for row in gpus + oses:
+        row.footnotes = [str(number) for r, number in marks if r is row]
+    return gpus, oses, footnotes, marks
+
+
+def _pd_gpu_row(path: Path, line: int, tab, header: list[str], cells: list[str]) -> GpuRow:
+    if header[0] != "GPU" or "LLVM target" not in header or header[-1] != "Support":
+        raise ImportFormatError(path, line, f"GPU table in tab {tab!r}: expected a header (GPU, [Series,] "
+                                            f"Architecture, LLVM target, Support), found {header}")
+    name, target = cells[0].replace("™", ""), cells[header.index("LLVM target")]
+    if not re.fullmatch(r"gfx[0-9a-f]{3,4}", target):
+        raise ImportFormatError(path, line, f"tab {tab!r}, row {name!r}, column 'LLVM target': expected e.g. "
+                                            f"'gfx1100', found {target!r}")
+    parsed = parse_mark(_PD_MARK.sub("", cells[-1]))
+    if parsed is None:
+        raise ImportFormatError(path, line, f"tab {tab!r}, row {name!r}, column 'Support': expected ✅, ⚠️ or ❌, "
+                                            f"found {cells[-1]!r}")
+    return GpuRow(line, name, gpu_ids(name), target, parsed[0], tab, _segment(path, line, tab or "(no tab)"), [])
+
+
+def _pd_os_row(path: Path, line: int, header: list[str], cells: list[str]) -> OsRow:
+    if header != ["Operating system", "Kernel", "Glibc", "Support"]:
+        raise ImportFormatError(path, line, f"OS table: expected a header (Operating system, Kernel, Glibc, Support), "
+                                            f"found {header}")
+    label, kernel_text, glibc = cells[0], cells[1], cells[2]
+    refs = parse_os_list(label)
+    if refs is None or len(refs) != 1:
+        raise ImportFormatError(path, line, f"OS table, column 'Operating system': expected one release such as "
+                                            f"'RHEL 9.4', found {label!r}")
+    kernels = parse_kernels(kernel_text)
+    if kernels is None:
+        raise ImportFormatError(path, line, f"OS table, row {label!r}, column 'Kernel': expected e.g. "
+                                            f"'5.15 [GA], 6.8 [HWE]', found {kernel_text!r}")
+    if not re.fullmatch(r"\d+\.\d+", glibc):
+        raise ImportFormatError(path, line, f"OS table, row {label!r}, column 'Glibc': expected e.g. '2.35', "
+                                            f"found {glibc!r}")
+    parsed = parse_mark(_PD_MARK.sub("", cells[3]))
+    if parsed is None or parsed[0] is not Status.supported:
+        raise ImportFormatError(path, line, f"OS table, row {label!r}, column 'Support': expected ✅, found {cells[3]!r}")
+    return OsRow(line, refs[0], kernels, [], label, glibc=glibc)
+
+
+def _os_subjects(path: Path, line: int, text: str) -> set[str]:
+    """``"RHEL 8.10, Debian 12, and Oracle Linux 8"``, ``"Oracle Linux 10 and 9"`` -> OS node ids."""
+    out: set[str] = set()
+    distro = None
+    for item in filter(None, (x.strip() for x in re.split(r",\s*(?:and\s+)?|\s+and\s+", text))):
+        m = re.fullmatch(r"(.*?)\s*(\d[\w.]*(?:\s+SP\d+)?)", item)
+        if not m:
+            raise ImportFormatError(path, line, f"footnote: cannot read the operating system {item!r}")
+        distro = m.group(1) or distro
+        refs = parse_os_list(f"{distro} {m.group(2)}") if distro else None
+        if not refs or len(refs) != 1:
+            raise ImportFormatError(path, line, f"footnote: cannot read the operating system {item!r}")
+        out.add(refs[0].node_id)
+    return out
+
+
+_PD_GPU_ALL = re.compile(r"\bsupports? all Supported operating systems listed below(?: except (.+?))?\.?$")
+_PD_GPU_ONLY = re.compile(r"\bonly supports? (.+?)\.?$")
+_PD_OS = re.compile(r"^(.+?) (?:is|are) supported (on all listed Supported GPUs except|"
+                    r"on all AMD Instinct GPUs listed under Supported GPUs|only on) ?(.*?)\.?$")
+
+
+def _pandoc_limits(path: Path, gpus: list[GpuRow], oses: list[OsRow], footnotes, marks) -> Limits:
+    """Per-card and per-OS limits from the footnote texts of a pandoc capture.
+
+    A GPU's footnote is the one its mark points to. An OS row is held to every footnote that
+    concerns it: the one its mark points to and any whose text names it; where the two differ
+    (the page marks RHEL 10.0 and 9.6 with the RHEL 10.1 / 9.7 footnote while another footnote
+    names them), only the GPUs both allow are kept, and the fact says so.
+    """
+    limits = Limits()
+    positive = {gid for r in gpus if r.status is not Status.unsupported for gid in r.ids}
+    instinct = {gid for r in gpus if r.segment == "datacenter" and r.status is not Status.unsupported
+                for gid in r.ids}
+    os_rules: dict[int, tuple[set[str], set[str]]] = {}  # footnote -> (OS nodes named, GPUs allowed)
+    for number, (line, body) in footnotes.items():
+        m = _PD_OS.match(body)
+        if m and not _PD_GPU_ALL.search(body):
+            subjects = _os_subjects(path, line, m.group(1))
+            if m.group(2).startswith("on all listed"):
+                allowed = positive - _gpu_names(path, line, m.group(3), gpus)
+            elif m.group(2).startswith("on all AMD Instinct"):
+                allowed = set(instinct)
+            else:
+                allowed = _gpu_names(path, line, m.group(3), gpus)
+            os_rules[number] = (subjects, allowed)
+    for row in gpus:
+        for name in row.footnotes:
+            line, body = footnotes[int(name)]
+            every = _PD_GPU_ALL.search(body)
+            only = _PD_GPU_ONLY.search(body)
+            for gid in row.ids:
+                limit = limits.gpus.setdefault(gid, GpuLimit())
+                limit.text.append(body)
+                if every and every.group(1):
+                    limit.not_on |= _os_subjects(path, line, every.group(1))
+                elif only and not every:
+                    limit.only = {node: None for node in _os_subjects(path, line, only.group(1))}
+                elif not every:
+                    raise ImportFormatError(path, line, f"footnote {name} on GPU {row.name!r}: expected '... supports "
+                                                        f"all Supported operating systems listed below [except <OS>]' "
+                                                        f"or '... only support(s) <OS>', found {body!r}")
+    for row in oses:
+        node = row.ref.node_id
+        marked = {int(n) for n in row.footnotes}
+        if any(n not in os_rules for n in marked):
+            bad = next(n for n in marked if n not in os_rules)
+            raise ImportFormatError(path, footnotes[bad][0], f"footnote {bad} on OS {row.label!r}: expected "
+                                                             f"'<OS> is supported only on <GPUs>' or '... on all ...'")
+        naming = {n for n, (subjects, _) in os_rules.items() if node in subjects}
+        concerned = marked | naming
+        if not concerned:
+            continue
+        allowed = set(positive)
+        for n in concerned:
+            allowed &= os_rules[n][1]
+        limits.only_gpus[node] = allowed
+        if marked != naming:
+            limits.os_notes.setdefault(node, []).append(
+                f"{row.label}: the page's footnote mark and the footnote naming it differ; held only for the GPUs "
+                f"both allow")
+    return limits
+
+
 # ------------------------------------------------------- ROCm 5.x (Markdown)
 
 
@@ -808,8 +1018,10 @@ def parse(path: Path) -> KBFile:
         page = _release_of(file)
         source, file_facts, oses = _parse_page(file, page)
         sources.append(source)
-        if page.kind == "rendered":
+        if page.kind == "rendered" and page.release in NOTES_RELEASES:
             sources.append(page.notes_source)
+        if page.release in NEW_TOOLKITS:
+            toolkits.append(_toolkit(page.release, source.id))
         if page.legacy:
             toolkits.append(_toolkit(page.release, source.id))
         facts.extend(file_facts)
@@ -821,7 +1033,7 @@ def parse(path: Path) -> KBFile:
     nodes: list[Node] = [
         os_node(ref, f"rocm-linux-sysreq-{release}", kernels[node_id]) for node_id, (release, ref) in refs.items()
     ]
-    if toolkits and path.is_dir():
+    if any(t.id.startswith("rocm-5.") for t in toolkits) and path.is_dir():
         sources.append(SOURCES[-1])
         toolkits += [_toolkit(release, SOURCES[-1].id,
                               "No support facts: the page on this release's docs branch lists distributions "
@@ -830,7 +1042,8 @@ def parse(path: Path) -> KBFile:
 
 
 def _toolkit(release: str, source: str, note: Optional[str] = None) -> Node:
-    """A ROCm 5.x release (6.x toolkit nodes come from the compatibility matrix importer)."""
+    """A ROCm 5.x release, or one the compatibility matrix import does not reach (most 6.x and 7.x
+    toolkit nodes come from the compatibility matrix importer)."""
     return Node(id=f"rocm-{release}", layer=Layer.toolkit, name=f"ROCm {release}", vendor="amd", family="rocm",
                 version=release, source=source, note=note)
 
@@ -840,7 +1053,11 @@ def _parse_page(path: Path, page: Page) -> tuple[Source, list[Fact], list[OsRow]
         return _parse_kernel_table(path, page)
     text = read_source(path)
     stated_unsupported: list[OsRow] = []
-    if page.kind == "rendered":
+    if page.kind == "rendered" and text.startswith("---\n"):  # a pandoc capture, with footnote texts
+        gpus, oses, footnotes, marks = _read_pandoc_page(path, text)
+        limits = _pandoc_limits(path, gpus, oses, footnotes, marks)
+        virt = {}
+    elif page.kind == "rendered":
         gpus, oses = _read_rendered_page(path, text)
         limits = _rendered_limits(path, page, gpus, oses)
         virt = {}
