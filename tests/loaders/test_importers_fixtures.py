@@ -488,3 +488,26 @@ def test_pandoc_page_marks_must_match_footnotes(tmp_path):
     with pytest.raises(ImportFormatError) as err:
         rocm_linux_sysreq.parse(tmp_path / "7.2.2.md")
     assert "footnote marks" in str(err.value) and "7.2.2.md" in str(err.value)
+
+
+def test_rendered_page_glibc_on_os_nodes(rendered):
+    """The page's Glibc column becomes the OS node's glibc, citing the page."""
+    nodes = nodes_by_id(rendered)
+    assert nodes["sles-15-sp6"].glibc == "2.38"
+    assert nodes["sles-15-sp6"].attribute_sources["glibc"] == "rocm-linux-sysreq-6.4.1"
+    assert nodes["rhel-8.10"].glibc == "2.28" and nodes["ubuntu-24.04"].glibc == "2.39"
+
+
+def test_glibc_measured_in_the_image_outranks_a_vendor_table():
+    """Merging OS nodes: where pep600_compliance measured the glibc of a release, that value is kept
+    over the one a ROCm page gives (ROCm 7.2.2 lists Debian 13 with Glibc 2.35), whatever the order."""
+    from gpulane.loaders.importers import merge_os_nodes
+    from gpulane.model import Node
+
+    amd = Node(id="debian-13", layer="os", name="Debian 13", glibc="2.35", source="rocm-linux-sysreq-7.2.2",
+               attribute_sources={"glibc": "rocm-linux-sysreq-7.2.2"})
+    pep = Node(id="debian-13", layer="os", name="Debian 13", glibc="2.41", source="pep600-compliance-2d70275",
+               attribute_sources={"glibc": "pep600-compliance-2d70275"})
+    for nodes in ([amd, pep], [pep, amd]):
+        merged, = merge_os_nodes([], nodes)
+        assert merged.glibc == "2.41" and merged.attribute_sources["glibc"] == "pep600-compliance-2d70275"

@@ -209,6 +209,11 @@ def test_sysreq_spot_checks(kb):
     assert "radeon-rx-9070-xt" in f["rocm-6.4.1-sysreq-os-sles-15-sp6-other-gpus"].when[Layer.gpu].ids
     assert "radeon-rx-9070-xt" in f["rocm-6.4.1-sysreq-os-rhel-9.5"].when[Layer.gpu].ids
     assert "radeon-rx-7900-xtx" in f["rocm-6.4.1-sysreq-os-sles-15-sp6"].when[Layer.gpu].ids
+    # OS releases the glibc survey does not cover take the Glibc column of the newest ROCm page
+    oses = nodes(kb, OS_FILE)
+    assert oses["rhel-9.6"].glibc == "2.34" and oses["rhel-9.6"].attribute_sources["glibc"] == "rocm-linux-sysreq-7.2.2"
+    assert oses["sles-15-sp7"].glibc == "2.38"
+    assert oses["debian-13"].glibc == "2.41"  # measured; the 7.2.2 page's "2.35" stays in its fact's note only
     # ROCm 7.2.2 (the rendered page with its footnotes)
     assert "rocm-7.2.2-sysreq-gpu-radeon-rx-6800" not in f
     assert "radeon-rx-9070-xt" in f["rocm-7.2.2-sysreq-os-rhel-9.6-other-gpus"].when[Layer.gpu].ids

@@ -341,6 +341,10 @@ def _source_rank(source: Optional[str]) -> int:
     return _OS_SOURCE_PRIORITY.index(source) if source in _OS_SOURCE_PRIORITY else len(_OS_SOURCE_PRIORITY)
 
 
+def _glibc_rank(node: Node) -> int:
+    return 0 if (node.attribute_sources.get("glibc") or "").startswith("pep600-compliance-") else 1
+
+
 def merge_os_nodes(existing: list[Node], new: list[Node]) -> list[Node]:
     """Union by id; kernels are united, the node cites the highest-priority source.
 
@@ -356,8 +360,9 @@ def merge_os_nodes(existing: list[Node], new: list[Node]) -> list[Node]:
         keep = old if _source_rank(old.source) <= _source_rank(node.source) else node
         other = node if keep is old else old
         update: dict = {"kernels": sort_kernels(old.kernels + node.kernels)}
-        if keep.glibc is None and other.glibc is not None:
-            # an attribute only one importer states comes with its own citation
+        if other.glibc is not None and (keep.glibc is None or _glibc_rank(other) < _glibc_rank(keep)):
+            # an attribute only one importer states comes with its own citation; where two state it,
+            # the glibc measured in the distribution's own image outranks a vendor's table
             update["glibc"] = other.glibc
             update["attribute_sources"] = {**keep.attribute_sources, "glibc": other.attribute_sources.get("glibc")}
         merged[node.id] = keep.model_copy(update=update)

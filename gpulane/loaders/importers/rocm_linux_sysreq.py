@@ -1014,6 +1014,7 @@ def parse(path: Path) -> KBFile:
     toolkits: list[Node] = []
     kernels: dict[str, list[str]] = {}
     refs: dict[str, tuple[str, OsRef]] = {}  # os node -> (newest release listing it, ref)
+    glibc: dict[str, tuple[str, str]] = {}  # os node -> (newest release giving its glibc, glibc)
     for file in files:
         page = _release_of(file)
         source, file_facts, oses = _parse_page(file, page)
@@ -1030,9 +1031,15 @@ def parse(path: Path) -> KBFile:
             old = refs.get(row.ref.node_id)
             if old is None or Version(old[0]) < Version(page.release):
                 refs[row.ref.node_id] = (page.release, row.ref)
+            # the Glibc column (6.4+): the newest page that gives one for this OS release
+            if row.glibc and (row.ref.node_id not in glibc or Version(glibc[row.ref.node_id][0]) < Version(page.release)):
+                glibc[row.ref.node_id] = (page.release, row.glibc)
     nodes: list[Node] = [
         os_node(ref, f"rocm-linux-sysreq-{release}", kernels[node_id]) for node_id, (release, ref) in refs.items()
     ]
+    nodes = [n.model_copy(update={"glibc": glibc[n.id][1],
+                                  "attribute_sources": {"glibc": f"rocm-linux-sysreq-{glibc[n.id][0]}"}})
+             if n.id in glibc else n for n in nodes]
     if any(t.id.startswith("rocm-5.") for t in toolkits) and path.is_dir():
         sources.append(SOURCES[-1])
         toolkits += [_toolkit(release, SOURCES[-1].id,
