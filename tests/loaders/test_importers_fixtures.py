@@ -75,12 +75,27 @@ def test_matrix_frameworks_and_footnotes(matrix):
     assert stop.status is Status.unsupported
     assert stop.when[Layer.gpu].ids == ["instinct-mi350x", "instinct-mi355x"]
     assert stop.source == "rocm-compat-matrix-footnotes"
+    # the TensorFlow row names AMD's tensorflow-rocm builds: its facts select ROCm builds only
+    assert tf.backend == "rocm" and stop.object.backend == "rocm"
+    assert torch.backend is None  # the PyTorch row keeps selecting every torch build of those versions
     # llama.cpp: "only on 7.0.0 and 6.4.x" -> the shared 7.0.1/7.0.0 column counts for 7.0.0 only
     assert "rocm-7.0.0-app-llama.cpp" in facts
     assert "rocm-7.0.1-app-llama.cpp" not in facts
     assert "b6652" in facts["rocm-7.0.0-app-llama.cpp"].note
     assert facts["rocm-7.0.0-app-llama.cpp"].object.version is None  # a build tag, not a PEP 440 version
     assert "rocm-6.1.5-app-llama.cpp" not in facts  # N/A
+
+
+def test_matrix_tensorflow_row_names_rocm_builds(matrix):
+    nodes = nodes_by_id(matrix)
+    # every version the fixture's TensorFlow cells name, once each
+    named = ["2.20.0", "2.19.1", "2.18.1", "2.17.1", "2.16.2", "2.15.0", "2.14.0", "2.13.1"]
+    builds = {n.id: n for n in nodes.values() if n.family == "tensorflow"}
+    assert sorted(builds) == sorted(f"tensorflow-rocm-{v}" for v in named)
+    node = builds["tensorflow-rocm-2.18.1"]
+    assert (node.layer, node.vendor, node.backend, node.version) == (Layer.framework, "amd", "rocm", "2.18.1")
+    assert node.name == "tensorflow-rocm 2.18.1" and node.source == "rocm-compat-matrix"
+    assert "rocm-tensorflow-compat" in {s.id for s in matrix.sources}
 
 
 def test_matrix_driver_row(matrix):

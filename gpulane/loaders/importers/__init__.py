@@ -35,8 +35,8 @@ import yaml
 
 from gpulane.model import KBFile, Layer, Node, Source
 
-from . import (amd_llvm_processors, amd_products, hip_sdk_windows, nvidia_legacy_branches, nvidia_products, os_glibc,
-               pytorch_builds, rocm_gpu_specs, rocm_linux_sysreq, rocm_matrix)
+from . import (amd_llvm_processors, amd_products, hip_sdk_windows, nvidia_cuda_drivers, nvidia_legacy_branches,
+               nvidia_products, os_glibc, pytorch_builds, rocm_gpu_specs, rocm_linux_sysreq, rocm_matrix)
 from .common import sort_kernels
 from .errors import ImportFormatError
 
@@ -68,7 +68,8 @@ IMPORTERS: dict[str, Importer] = {
     imp.kind: imp
     for imp in (
         Importer("rocm-matrix", rocm_matrix.parse, "rocm-matrix.yaml",
-                 (rocm_matrix.SOURCE, rocm_matrix.FOOTNOTE_SOURCE), "rocm-compatibility-matrix-historical.csv"),
+                 (rocm_matrix.SOURCE, rocm_matrix.FOOTNOTE_SOURCE, rocm_matrix.TF_COMPAT_SOURCE),
+                 "rocm-compatibility-matrix-historical.csv"),
         Importer("rocm-gpu-specs", rocm_gpu_specs.parse, "rocm-gpu-specs.yaml",
                  (rocm_gpu_specs.SOURCE,), "rocm-gpu-arch-specs.rst"),
         Importer("rocm-linux-sysreq", rocm_linux_sysreq.parse, "rocm-linux-sysreq.yaml",
@@ -88,6 +89,8 @@ IMPORTERS: dict[str, Importer] = {
                  "open-gpu-kernel-modules-README.md", bundled=True),
         Importer("nvidia-legacy-branches", nvidia_legacy_branches.parse, nvidia_legacy_branches.TARGET,
                  (nvidia_legacy_branches.SOURCE,), "supported-gpus-525-legacy.json", bundled=True),
+        Importer("nvidia-cuda-drivers", nvidia_cuda_drivers.parse, "nvidia-cuda-driver-table.yaml",
+                 (nvidia_cuda_drivers.SOURCE,), "cuda-driver-table.json", bundled=True),
     )
 }
 

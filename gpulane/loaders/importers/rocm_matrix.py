@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import csv
 import re
+from datetime import date
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -56,6 +57,20 @@ FOOTNOTE_SOURCE = Source(
     title="ROCm compatibility matrix page, footnotes to the past-versions table (compatibility-matrix.rst)",
     version=COMMIT,
     reviewed=REVIEWED,
+)
+
+# Read for what the matrix's TensorFlow row names (AMD's tensorflow-rocm builds); the build
+# nodes' notes restate it.
+TF_COMPAT_COMMIT = "e396b4898f459db094bfd60b876f419f77eb9f09"
+TF_COMPAT_SOURCE = Source(
+    id="rocm-tensorflow-compat",
+    url=f"https://github.com/ROCm/ROCm/blob/{TF_COMPAT_COMMIT}/docs/compatibility/ml-compatibility/tensorflow-compatibility.rst",
+    publisher="AMD",
+    title="ROCm documentation, TensorFlow compatibility (ROCm TensorFlow release, Docker image components)",
+    version=TF_COMPAT_COMMIT,
+    reviewed=date(2026, 12, 1),
+    note="AMD maintains ROCm/tensorflow-upstream; the Docker image table links tensorflow-rocm wheels "
+         "(repo.radeon.com/rocm/manylinux/rocm-rel-6.3/tensorflow_rocm-2.17.0-...manylinux_2_28_x86_64.whl).",
 )
 
 VERSION_RE = re.compile(r"\d+\.\d+\.\d+")
@@ -89,6 +104,17 @@ FRAMEWORK_ROWS = {
 # object selects no node would be dead weight that `kb check` rightly flags.
 MODELLED_ROWS = frozenset({"PyTorch", "TensorFlow", "llama.cpp"})
 FRAMEWORK_SECTION = "FRAMEWORK SUPPORT"
+# Rows that name AMD's own ROCm builds of a framework rather than the upstream releases: AMD's
+# TensorFlow compatibility page says AMD maintains ROCm/tensorflow-upstream and publishes
+# tensorflow-rocm wheels, and the matrix's TensorFlow row names those builds (2.18.1, 2.16.2 ...
+# are tensorflow-rocm versions; the upstream nodes in tensorflow.yaml are the CUDA builds of
+# TensorFlow's tested-build table). Each version such a row names becomes a framework node of its
+# own (label -> node id/name prefix), and the row's facts select only ROCm builds.
+ROCM_BUILD_ROWS = {"TensorFlow": "tensorflow-rocm"}
+ROCM_BUILD_NOTE = ("AMD's ROCm build of {label} {version}, named in the {label} row of AMD's compatibility matrix. "
+                   "AMD's {label} compatibility page says AMD keeps a ROCm {label} repository "
+                   "(ROCm/tensorflow-upstream) and links {prefix} wheels on repo.radeon.com; this is not the "
+                   "CUDA build of {label}'s own tested-build table.")
 
 
 # ----------------------------------------------------------------- footnotes
@@ -277,6 +303,7 @@ def parse(path: Path) -> KBFile:
     hip: dict[str, str] = {}
     facts: list[Fact] = []
     driver_notes: list[str] = []
+    build_nodes: dict[str, Node] = {}  # version -> AMD's ROCm build of a framework (tensorflow-rocm)
 
     label = ""
     label_notes: list[str] = []
@@ -339,6 +366,9 @@ def parse(path: Path) -> KBFile:
             row_facts = _framework_facts(path, lineno, label, label_notes, columns, cells)
             if label in MODELLED_ROWS:
                 facts.extend(row_facts)
+                if label in ROCM_BUILD_ROWS:
+                    for version in _named_versions(path, lineno, label, row_facts):
+                        build_nodes.setdefault(version, _rocm_build_node(label, version))
         elif label == DRIVER_LABEL:
             seen_driver = True
             facts.extend(_driver_facts(path, lineno, columns, cells, driver_notes))
@@ -403,7 +433,9 @@ def parse(path: Path) -> KBFile:
                     )
                 )
     nodes.extend(os_node(ref, SOURCE.id) for ref in os_nodes.values())
-    return KBFile(sources=[SOURCE, FOOTNOTE_SOURCE], nodes=nodes, facts=facts)
+    nodes.extend(build_nodes[v] for v in sorted(build_nodes, key=Version, reverse=True))
+    sources = [SOURCE, FOOTNOTE_SOURCE] + ([TF_COMPAT_SOURCE] if build_nodes else [])
+    return KBFile(sources=sources, nodes=nodes, facts=facts)
 
 
 def _os_label(ref: OsRef, points: list[str]) -> str:
@@ -472,6 +504,8 @@ def _framework_facts(path: Path, lineno: int, label: str, label_notes: list[str]
                 caveat = (f"AMD's footnote for {label} does not name this release, while the matrix cell lists "
                           f"{cell}; treat the pairing as unconfirmed.")
         selector = {"layer": layer, "family": family}
+        if label in ROCM_BUILD_ROWS:
+            selector["backend"] = "rocm"
         if specs:
             selector["version"] = " || ".join(specs)
         listed = ", ".join(labels)
@@ -500,7 +534,8 @@ def _framework_facts(path: Path, lineno: int, label: str, label_notes: list[str]
                         id=f"rocm-{release}-{layer.value}-{family}-{version}-not-on-{'-'.join(g.lower() for g in fn.gpus)}",
                         relation=Relation.supports,
                         subject=f"rocm-{release}",
-                        object=Selector(layer=layer, family=family, version=spec),
+                        object=Selector(layer=layer, family=family, version=spec,
+                                        backend="rocm" if label in ROCM_BUILD_ROWS else None),
                         when={Layer.gpu: Selector(ids=sorted(gpu_id(g) for g in fn.gpus))},
                         status=Status.unsupported,
                         source=FOOTNOTE_SOURCE.id,
@@ -509,6 +544,39 @@ def _framework_facts(path: Path, lineno: int, label: str, label_notes: list[str]
                     )
                 )
     return facts
+
+
+def _named_versions(path: Path, lineno: int, label: str, facts: list[Fact]) -> list[str]:
+    """The releases a ROCm-build row names (``==2.18.1`` -> ``2.18.1``); each must be a full release."""
+    versions: list[str] = []
+    for fact in facts:
+        for spec in (fact.object.version or "").split(" || "):
+            version = spec.strip().removeprefix("==")
+            if not version:
+                continue
+            if not re.fullmatch(r"\d+\.\d+\.\d+", version):
+                raise ImportFormatError(
+                    path, lineno, f"row {label!r}: expected full releases such as '2.18.1' (each names one "
+                    f"{ROCM_BUILD_ROWS[label]} build), found {spec.strip()!r}")
+            if version not in versions:
+                versions.append(version)
+    return versions
+
+
+def _rocm_build_node(label: str, version: str) -> Node:
+    prefix = ROCM_BUILD_ROWS[label]
+    family = FRAMEWORK_ROWS[label][1]
+    return Node(
+        id=f"{prefix}-{version}",
+        layer=Layer.framework,
+        name=f"{prefix} {version}",
+        vendor="amd",
+        family=family,
+        version=version,
+        backend="rocm",
+        source=SOURCE.id,
+        note=ROCM_BUILD_NOTE.format(label=label, version=version, prefix=prefix),
+    )
 
 
 def _driver_facts(path: Path, lineno: int, columns: list[Column], cells: list[str],
