@@ -28,6 +28,9 @@ def test_find_case(case, shipped, mini):
         assert node not in got, node
     if "unofficial" in case:
         assert {c[0] for c, path in result.answers if path.unofficial_used()} == set(case["unofficial"])
+    status_of = {combo[0]: path.status for combo, path in result.answers}
+    for node, status in case.get("statuses", {}).items():
+        assert status_of.get(node) == status, (node, status_of.get(node))
     for _, path in result.answers:
         if "allow unknown" not in case["query"]:
             assert path.verdict == "supported"
