@@ -156,6 +156,12 @@ def explain_text(kg: KnowledgeGraph, answer: ExplainAnswer) -> str:
                     lines.append(f"      {url}")
             lines.append(f"      ({_KIND_WORDS[b.kind]})")
             for cf in b.unmet[:1]:
+                empty = [k for k, v in cf.fact.when.items() if v.ids is not None and not v.ids]
+                if empty:
+                    # a statement scoped to no node of a layer (a target list that names no card)
+                    lines.append(f"      note: {cf.id} names the target, not any {empty[0].value}: it decides no "
+                                 f"{empty[0].value}, and no statement naming this one is held")
+                    continue
                 when = "; ".join(f"{k.value} {describe_selector(kg, v)}" for k, v in cf.fact.when.items())
                 lines.append(f"      note: {cf.id} would allow it only when {when}")
         unchosen = [h for h in hop_list(kg, path) if h["layer"] != "driver" and Layer(h["layer"]) not in chosen]

@@ -64,6 +64,8 @@ def fact_json(kg: KnowledgeGraph, cf: CompiledFact) -> dict:
 def describe_selector(kg: KnowledgeGraph, sel) -> str:
     """A selector in words: names for ids, 'attr spec' pairs otherwise."""
     if sel.ids is not None:
+        if not sel.ids:
+            return "none named (the statement names no node of this layer)"
         names = [kg.nodes[i].name if i in kg.nodes else i for i in sel.ids]
         if len(names) > 8:
             return ", ".join(names[:8]) + f" (+{len(names) - 8} more)"

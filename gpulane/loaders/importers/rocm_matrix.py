@@ -262,13 +262,15 @@ def _driver_spec(path: Path, line: int, item: str, where: str) -> str:
 # are supported ones, never a complete list.
 SUMMARY_ROW_NOTE = ("A summary row, not a complete list: the release's Linux GPU tables decide per card and "
                     "may list more targets.")
-# For Radeon, Radeon PRO and Ryzen graphics AMD's Linux tables list cards, not targets (ROCm 6.4 lists
-# the W6800 but not the RX 6800, both gfx1030), so a target in the summary row says nothing about such
-# a card: the row speaks only for Instinct accelerators (the datacenter segment). A Radeon card is
-# decided by the release's per-card table where the knowledge base holds it, and is unknown otherwise.
-SUMMARY_ROW_SCOPE = Selector(layer=Layer.gpu, vendor="amd", segment="datacenter")
-SUMMARY_ROW_SCOPE_NOTE = ("Read for Instinct accelerators only: AMD lists Radeon and Radeon PRO support per card, "
-                          "not per target, so this row does not decide a Radeon card.")
+# AMD's Linux tables list cards, not targets ("if a GPU is not listed on this table, it's not
+# officially supported"): ROCm 6.4 lists the W6800 but not the RX 6800, both gfx1030, and ROCm 7.2.2
+# lists the MI300X but not the MI308X, both gfx942. So a target in the summary row decides no card:
+# the row's facts hold for no GPU (an empty selector) and are kept to show what the row says. A card
+# is decided by the release's per-card table where the knowledge base holds one, and is unknown
+# otherwise.
+SUMMARY_ROW_SCOPE = Selector(layer=Layer.gpu, ids=[])
+SUMMARY_ROW_SCOPE_NOTE = ("Decides no card: AMD lists supported GPUs per card in each release's Linux system "
+                          "requirements, and a target in this row does not say which cards of it are supported.")
 # Shown with every answer that rests on the summary row alone (a caveated fact is used only where
 # no caveat-free fact, such as a per-card table, supports the pair).
 SUMMARY_ROW_CAVEAT = ("Rests on the matrix's per-target summary row: AMD lists supported accelerators per card "
