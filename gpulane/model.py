@@ -212,7 +212,10 @@ class Fact(BaseModel):
 
     id: str
     relation: Relation
-    subject: Union[str, list[str]]
+    # One node id, a list of ids, or a selector over the subject's layer
+    # ({layer: app, family: ollama, backend: rocm, version: ">=0.12.4"}): one fact
+    # then covers every release the selector picks, expanded when the graph is compiled.
+    subject: Union[str, list[str], Selector]
     object: Selector
     when: dict[Layer, Selector] = Field(default_factory=dict)
     status: Status = Status.supported
@@ -264,7 +267,23 @@ class Fact(BaseModel):
 
     @property
     def subjects(self) -> list[str]:
-        return [self.subject] if isinstance(self.subject, str) else list(self.subject)
+        """The subject ids written in the fact (a selector's ids, if it names any).
+
+        A selector by attributes names no ids here; the compiled fact
+        (``CompiledFact.subjects``) holds the nodes it picks.
+        """
+        if isinstance(self.subject, str):
+            return [self.subject]
+        if isinstance(self.subject, Selector):
+            return list(self.subject.ids or [])
+        return list(self.subject)
+
+    @property
+    def subject_selector(self) -> Optional[Selector]:
+        """The subject when it is written as a selector by attributes, else None."""
+        if isinstance(self.subject, Selector) and self.subject.ids is None:
+            return self.subject
+        return None
 
     @property
     def is_exhaustive(self) -> bool:

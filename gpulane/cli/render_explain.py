@@ -192,7 +192,7 @@ def explain_text(kg: KnowledgeGraph, answer: ExplainAnswer) -> str:
         cond = "; ".join(f"{k.value} {describe_selector(kg, v)}" for k, v in cf.fact.when.items())
         cond = f" · only when {cond}" if cond else ""
         state = "makes this plan run" if w.verified else "not verified for this plan"
-        subject = ", ".join(_name(kg, s) for s in cf.fact.subjects[:2])
+        subject = ", ".join(_name(kg, s) for s in sorted(cf.subjects)[:2])
         lines.append(f"  {'unofficial' if w.verified else 'also documented'} ({state}): {action}{subject}"
                      f" · {citation(kg, cf)}{cond} [{cf.id}]")
     for cf in answer.stale:

@@ -45,7 +45,7 @@ def fact_json(kg: KnowledgeGraph, cf: CompiledFact) -> dict:
     out = {
         "id": f.id,
         "relation": f.relation.value,
-        "subject": f.subjects,
+        "subject": kg.subjects_of(f),
         "object": f.object.model_dump(mode="json", exclude_none=True),
         "status": f.status.value,
         "exhaustive": cf.exhaustive,
@@ -87,9 +87,13 @@ def describe_selector(kg: KnowledgeGraph, sel) -> str:
 def fact_line(kg: KnowledgeGraph, cf: CompiledFact, perspective: str | None = None) -> str:
     """One line for a fact: subject relation object [when ...] (status)."""
     f = cf.fact
-    subj = ", ".join(kg.nodes[s].name if s in kg.nodes else s for s in f.subjects)
-    if len(f.subjects) > 4:
-        subj = ", ".join(kg.nodes[s].name if s in kg.nodes else s for s in f.subjects[:4]) + f" (+{len(f.subjects) - 4})"
+    subjects = kg.subjects_of(f)
+    if f.subject_selector is not None:
+        subj = f"{describe_selector(kg, f.subject_selector)} ({len(subjects)} releases)"
+    else:
+        subj = ", ".join(kg.nodes[s].name if s in kg.nodes else s for s in subjects[:4])
+        if len(subjects) > 4:
+            subj += f" (+{len(subjects) - 4})"
     text = f"{subj} {f.relation.value.replace('_', ' ')} {describe_selector(kg, f.object)}"
     if f.when:
         text += " when " + "; ".join(f"{k.value} {describe_selector(kg, v)}" for k, v in f.when.items())

@@ -187,9 +187,18 @@ class KnowledgeGraph:
             return False  # an OS whose glibc the knowledge base does not hold is never selected by it
         return True
 
+    def subjects_of(self, fact: Fact) -> list[str]:
+        """The subject node ids of a fact: its ids, or the nodes its subject selector picks
+        (sorted, so that output built from them is stable)."""
+        sel = fact.subject_selector
+        if sel is None:
+            return fact.subjects
+        return sorted(self.select(sel).ids or ())
+
     def _compile(self, index: int, fact: Fact) -> CompiledFact | None:
-        subjects = frozenset(fact.subjects)
-        first = next((self.nodes[s] for s in fact.subjects if s in self.nodes), None)
+        names = self.subjects_of(fact)
+        subjects = frozenset(names)
+        first = next((self.nodes[s] for s in names if s in self.nodes), None)
         if first is None:
             return None  # a dangling subject: `kb check` reports it, and strict loading refuses it
         via: dict[str, tuple[str, str]] = {}
@@ -291,12 +300,29 @@ class KnowledgeGraph:
                 tables.append(self.official_pairs)
             a, b = cf.subject_layer, cf.target.layer
             for table in tables:
-                fwd = table.setdefault((a, b), {})
-                back = table.setdefault((b, a), {})
-                for s in cf.subjects:
-                    fwd.setdefault(s, set()).update(cf.target.ids)
-                    for o in cf.target.ids:
-                        back.setdefault(o, set()).add(s)
+                _link(table, a, b, cf.subjects, cf.target.ids)
+        self._link_bundled_toolkits()
+
+    def _link_bundled_toolkits(self) -> None:
+        """A toolkit an app bundles is judged by the app's arch facts on paths through that
+        app (the solver skips the toolkit–arch pair there), so for propagation every such
+        toolkit is linked to every arch the app has positive facts for (an optimistic
+        superset, as the tables are)."""
+        for table, statuses in ((self.positive_pairs, None), (self.official_pairs, OFFICIAL_POSITIVE)):
+            for app in self.by_layer[Layer.app]:
+                toolkits: set[str] = set()
+                archs: set[str] = set()
+                for cf in self.by_subject.get((app, Layer.toolkit), []):
+                    if cf.fact.relation is Relation.bundles and cf.positive and cf.target.ids is not None \
+                            and (statuses is None or cf.status in statuses):
+                        toolkits |= cf.target.ids
+                if not toolkits:
+                    continue
+                for cf in self.by_subject.get((app, Layer.arch), []):
+                    if cf.positive and cf.target.ids is not None and (statuses is None or cf.status in statuses):
+                        archs |= cf.target.ids
+                for toolkit in toolkits:
+                    _link(table, Layer.toolkit, Layer.arch, (toolkit,), archs)
 
     @property
     def graph(self):
@@ -405,6 +431,17 @@ class KnowledgeGraph:
             "official_facts": sum(1 for cf in self.facts if cf.status in OFFICIAL_POSITIVE),
             "files": len(self.kb.files),
         }
+
+
+def _link(table: dict, a: Layer, b: Layer, subjects: Iterable[str], objects: Iterable[str]) -> None:
+    """Record positive pairs subject → object in both directions."""
+    fwd = table.setdefault((a, b), {})
+    back = table.setdefault((b, a), {})
+    objects = set(objects)
+    for s in subjects:
+        fwd.setdefault(s, set()).update(objects)
+        for o in objects:
+            back.setdefault(o, set()).add(s)
 
 
 def _count(values: Iterable[str]) -> dict[str, int]:

@@ -120,6 +120,15 @@ def _model_only(name: str) -> str:
     return name
 
 
+_VERSION_WORD = re.compile(r"[vb]?(\d[\w.*+]*)")
+
+
+def _series_key(name: str, version: str) -> str | None:
+    """A versioned name without its version: "Ollama 0.12.4 (ROCm)" → "ollamarocm"."""
+    stripped, count = re.subn(rf"(?<![\w.])[vb]?{re.escape(version)}(?![\w.])", " ", name)
+    return normalise(stripped) if count else None
+
+
 def _brandless_keys(name: str) -> list[str]:
     """Keys without the leading brand words, and without a trailing memory size:
     "Instinct MI50 (16GB)" is also "MI50", which then names both memory sizes."""
@@ -183,6 +192,10 @@ class NameIndex:
     display: dict[str, str] = field(default_factory=dict)
     platforms: dict[str, list[str]] = field(default_factory=dict)  # OS platform -> OS node ids
     vendors: dict[str, str] = field(default_factory=dict)
+    # A release line: the name with its version taken out ("Ollama 0.12.4 (ROCm)" →
+    # "ollamarocm"), so "Ollama (ROCm)" names every ROCm release and
+    # "bitsandbytes 0.45 LLM.int8()" the feature at 0.45.x.
+    series: dict[str, dict[Layer, set[str]]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, nodes: list[Node]) -> "NameIndex":
@@ -207,6 +220,10 @@ class NameIndex:
                 index.families.setdefault(normalise(node.family), {}).setdefault(node.layer, []).append(node.id)
             if node.version:
                 index.versions[node.id] = node.version
+                # Release lines are an app notion; other layers name releases by family.
+                key = _series_key(node.name, node.version) if node.layer is Layer.app else None
+                if key:
+                    index.series.setdefault(key, {}).setdefault(node.layer, set()).add(node.id)
             if node.layer is Layer.os and node.platform is not None:
                 index.platforms.setdefault(node.platform.value, []).append(node.id)
         return index
@@ -219,16 +236,59 @@ class NameIndex:
         With a layer, only that layer's nodes are considered.
         """
         key = normalise(_CODENAMES.get(text.strip().lower(), text))
-        for table, how in ((self.exact, "name"), (self.loose, "alias")):
+        for table, how in ((self.exact, "name"), (self.loose, "alias"), (self.series, "series")):
             hits = table.get(key, {})
-            found = [Resolution(lyr, tuple(sorted(ids)), how) for lyr, ids in hits.items()
-                     if layer is None or lyr is layer]
+            found = [Resolution(lyr, tuple(sorted(ids | self._releases_of(key, lyr, ids))), how)
+                     for lyr, ids in hits.items() if layer is None or lyr is layer]
             if found:
                 return found
         platform = _PLATFORM_WORDS.get(key)
         if platform and layer in (None, Layer.os) and self.platforms.get(platform):
             return [Resolution(Layer.os, tuple(sorted(self.platforms[platform])), "platform", platform)]
-        return self._resolve_family(text, layer)
+        return self._resolve_family(text, layer) or self._resolve_release(text, layer)
+
+    def _releases_of(self, key: str, layer: Layer, ids: set[str]) -> set[str]:
+        """The versioned releases a versionless name stands for.
+
+        "Ollama" (a node named like its family) means every release of the family;
+        "llama.cpp (Vulkan)" every release of that line. Nodes named with a version
+        stand for themselves.
+        """
+        if layer is not Layer.app or any(i in self.versions for i in ids):
+            return set()
+        out = set(self.series.get(key, {}).get(layer, set()))
+        if key in self.families:
+            out.update(self.families[key].get(layer, []))
+        return out
+
+    def _resolve_release(self, text: str, layer: Layer | None) -> list[Resolution]:
+        """A release line with a version inside the name: "bitsandbytes 0.45 (LLM.int8)",
+        "Ollama 0.12 (ROCm)", "llama.cpp b5000"."""
+        # Word by word (linear in the length of the name, whatever it holds): the first word
+        # after the first one that is a version, optionally written b5000 or v0.12.4.
+        words = text.replace("@", " ").split()
+        if len(words) > 12:
+            return []
+        for i, word in enumerate(words[1:], start=1):
+            match = _VERSION_WORD.fullmatch(word)
+            if match:
+                head, version_text, tail = " ".join(words[:i]), match.group(1), " ".join(words[i + 1:])
+                break
+        else:
+            return []
+        try:
+            parse_spec(version_text)
+        except InvalidSpecError:
+            return []
+        key = normalise(f"{head} {tail}")
+        pool = self.series.get(key) or (self.families.get(normalise(FAMILY_SYNONYMS.get(key, key))) if not tail else None)
+        results = []
+        for lyr, ids in (pool or {}).items():
+            if layer is not None and lyr is not layer:
+                continue
+            picked = tuple(sorted(i for i in ids if i in self.versions and spec_matches(self.versions[i], version_text)))
+            results.append(Resolution(lyr, picked, "family+version", key, version_text))
+        return results
 
     def _resolve_family(self, text: str, layer: Layer | None) -> list[Resolution]:
         split = split_family_version(text)

@@ -22,7 +22,9 @@ from urllib.parse import quote, unquote
 
 from gpulane.errors import GpulaneError
 from gpulane.graph.kb import Condition, KnowledgeGraph
-from gpulane.model import ALWAYS_EXHAUSTIVE, OFFICIAL_POSITIVE, Fact, Node, Selector, Source, Step
+from gpulane.model import ALWAYS_EXHAUSTIVE, LAYER_ORDER, OFFICIAL_POSITIVE, Fact, Node, Selector, Source, Step
+
+_LAYER_RANK = {layer: i for i, layer in enumerate(LAYER_ORDER)}
 from gpulane.versions import VersionRange
 
 __all__ = ["GL", "KB", "PROV", "FORMATS", "ExportError", "export", "ntriples", "turtle", "jsonld", "to_graph",
@@ -206,7 +208,9 @@ def _triples(kg: KnowledgeGraph) -> list[tuple[str, str, str]]:
 
 
 def _links(w: _Writer, kg: KnowledgeGraph) -> None:
-    """Node → node links in both directions wherever a positive fact relates them.
+    """Node → node links wherever a positive fact relates them, from the node of the upper
+    layer to the node of the lower one (both ways within one layer): the direction the
+    SPARQL joins read, which keeps the index half the size.
 
     gl:link for any positive status, gl:officialLink for supported/deprecated:
     a join index for SPARQL (RDF keeps one triple however many facts back a pair);
@@ -221,8 +225,12 @@ def _links(w: _Writer, kg: KnowledgeGraph) -> None:
         for subject in cf.subjects:
             if subject not in kg.nodes:
                 continue
+            s_rank = _LAYER_RANK[kg.nodes[subject].layer]
             for o in objects:
-                for pair in ((subject, o), (o, subject)):
+                o_rank = _LAYER_RANK[kg.nodes[o].layer]
+                pairs = [(subject, o)] if s_rank > o_rank else [(o, subject)] if o_rank > s_rank \
+                    else [(subject, o), (o, subject)]
+                for pair in pairs:
                     anyone.add(pair)
                     if cf.status in OFFICIAL_POSITIVE:
                         official.add(pair)
@@ -357,10 +365,16 @@ def _fact(w: _Writer, kg: KnowledgeGraph, index: int, fact: Fact, cf, keys: Driv
     w.iri(s, RDF + "type", PROV + "Entity")
     w.lit(s, GL + "id", fact.id)
     w.iri(s, GL + "relation", GL + fact.relation.value)
-    for subject in fact.subjects:
+    # gl:subject names every node the fact is about (a selector's expansion too), so
+    # SPARQL joins need no selector logic; the selector itself is kept for the round trip.
+    for subject in kg.subjects_of(fact):
         w.iri(s, GL + "subject", node_iri(subject))
     if isinstance(fact.subject, list):
         w.str_list(s, GL + "subjectList", list(fact.subject))
+    elif isinstance(fact.subject, Selector):
+        sel = f"{s}/subject"
+        w.iri(s, GL + "subjectSelector", sel)
+        _selector(w, sel, fact.subject)
     obj = f"{s}/object"
     w.iri(s, GL + "object", obj)
     _selector(w, obj, fact.object)

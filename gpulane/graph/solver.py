@@ -512,6 +512,15 @@ class Solver:
                     return (0, _Desc(parse_version(node.version)), node.family or "", v)
                 except Exception:
                     pass
+            if layer is Layer.app and node.version:
+                # Releases of an app newest first, apps by name.
+                try:
+                    return (1, (node.family or node.name).lower(), _Desc(parse_version(node.version)), v)
+                except Exception:
+                    pass
+            if layer is Layer.app:
+                # A versionless node (what the project's current docs say) before its releases.
+                return (1, (node.family or node.name).lower(), _Desc(parse_version("999999")), v)
             return (1, node.name.lower())
         return sorted(kg.by_layer[layer], key=key)
 
@@ -590,6 +599,9 @@ class Solver:
             a, b = values.get(upper), values.get(lower)
             if a is None or b is None or is_pseudo(a) or is_pseudo(b):
                 continue
+            if (upper, lower) == (Layer.toolkit, Layer.arch) and a in self._app_bundled_toolkits() \
+                    and self._bundled_here(values):
+                continue
             node_a = self.kg.nodes[a]
             if lower in node_a.layers or upper in self.kg.nodes[b].layers:
                 edges.append(Edge(upper, lower, a, b, "no", "stated",
@@ -662,7 +674,12 @@ class Solver:
             doms = self.propagate(problem, doms)
         if any(not v for v in doms.values()):
             return
-        order = sorted(doms, key=lambda l: (l is not first, len(doms[l]), _RANK[l]))
+        # The toolkit goes after the layers that usually fix it (a framework build is built
+        # with one, an app bundles one): choosing it first would try every toolkit against
+        # every release before the release's own facts rule most of them out.
+        late_toolkit = Layer.toolkit not in problem.pins and (Layer.app in doms or Layer.framework in doms)
+        order = sorted(doms, key=lambda l: (l is not first, late_toolkit and l is Layer.toolkit and len(doms[l]) > 1,
+                                            len(doms[l]), _RANK[l]))
         pairs_by_layer: dict[Layer, list[tuple[Layer, Layer]]] = {l: [] for l in order}
         placed: list[Layer] = []
         for layer in order:
@@ -687,6 +704,26 @@ class Solver:
             if self._consistent(values, problem, pairs_by_layer[layer]):
                 yield from self._dfs(problem, doms, order, depth + 1, values, pairs_by_layer, deadline)
             del values[layer]
+
+    def _app_bundled_toolkits(self) -> frozenset[str]:
+        """Toolkits some app ships inside itself (see bundled_by_app)."""
+        found = getattr(self, "_bundled_toolkits", None)
+        if found is None:
+            by_app: dict[str, set[str]] = {}
+            for cf in self.kg.facts:
+                if cf.fact.relation.value == "bundles" and cf.positive and cf.subject_layer is Layer.app \
+                        and cf.target.layer is Layer.toolkit:
+                    for app in cf.subjects:
+                        by_app.setdefault(app, set()).update(cf.target.ids or ())
+            self._bundles_of = {app: frozenset(t) for app, t in by_app.items()}
+            found = self._bundled_toolkits = frozenset(t for ts in by_app.values() for t in ts)
+        return found
+
+    def _bundled_here(self, values: dict[Layer, str]) -> bool:
+        """Whether the path's app ships the path's toolkit (bundled_by_app, from a table)."""
+        self._app_bundled_toolkits()
+        app = values.get(Layer.app)
+        return app is not None and values.get(Layer.toolkit) in self._bundles_of.get(app, ())
 
     def _forcing_index(self) -> dict[tuple[str, Layer], frozenset[str]]:
         """(node, layer) → the nodes an unconditional has_arch / built_with / bundles fact allows there.
@@ -751,6 +788,9 @@ class Solver:
     def _pair_verdict(self, upper: Layer, lower: Layer, values: dict[Layer, str], problem: Problem) -> str | None:
         """'no', 'unknown', or None (holds, or nothing to say) for a pair whose layers are both chosen."""
         a, b = values[upper], values[lower]
+        if (upper, lower) == (Layer.toolkit, Layer.arch) and a in self._app_bundled_toolkits() and (
+                Layer.app not in values and Layer.app in problem.scope or self._bundled_here(values)):
+            return None  # judged by the app that ships it (decided once the app is chosen)
         if is_pseudo(a) or is_pseudo(b):
             if is_pseudo(b) and not is_pseudo(a):
                 node = self.kg.nodes[a]
@@ -865,6 +905,26 @@ class Solver:
             doms[Layer.gpu] = [g for g in doms[Layer.gpu] if set(self.kg.arch_of(g)) & arch_pins] or doms[Layer.gpu]
         return doms
 
+    def _few_releases(self, doms: dict[Layer, list[str]], per_line: int = 3) -> dict[Layer, list[str]]:
+        """For the closest-path search: of an app named by family ("Ollama", every release),
+        the versionless node and the newest few releases of each line (family and backend).
+        The closest path is one example; branch and bound over hundreds of releases that
+        break the same way would spend the whole time budget proving it."""
+        values = doms.get(Layer.app)
+        if not values or len(values) <= 8 * per_line:
+            return doms
+        kept, seen = [], {}
+        for v in values:  # already newest first
+            node = self.kg.nodes.get(v)
+            if node is None or not node.version:
+                kept.append(v)
+                continue
+            line = (node.family, node.backend)
+            if seen.get(line, 0) < per_line:
+                seen[line] = seen.get(line, 0) + 1
+                kept.append(v)
+        return {**doms, Layer.app: kept}
+
     def _partial_cost(self, values: dict[Layer, str], problem: Problem, pairs) -> tuple[int, int, int]:
         """Definite (not supported, unknown, builds only) edges among the pairs, all of whose
         layers are chosen."""
@@ -886,7 +946,7 @@ class Solver:
         that break least so far first. Returns (path, complete) where complete
         is False when the step or time budget cut the search.
         """
-        doms = self._hardware_narrowed(problem, domains or self.domains(problem, against_pins=False))
+        doms = self._few_releases(self._hardware_narrowed(problem, domains or self.domains(problem, against_pins=False)))
         if any(not v for v in doms.values()):
             return None, True
         order = sorted(doms, key=lambda l: (l not in problem.pins and len(doms[l]) > 1, len(doms[l]), _RANK[l]))
@@ -1036,6 +1096,22 @@ def provided_by(kg: KnowledgeGraph, layer: Layer, values: dict[Layer, str]) -> s
         for cf in kg.by_subject.get((other, layer), []):
             if cf.fact.relation.value in ("built_with", "bundles") and cf.positive and cf.selects(value):
                 return other
+    return None
+
+
+def bundled_by_app(kg: KnowledgeGraph, values: dict[Layer, str]) -> str | None:
+    """The app on the path that ships the path's toolkit inside itself, if any.
+
+    Such a toolkit (Ollama's ROCm runtime, built for the targets of Ollama's own build
+    list) answers to the app's architecture facts, not to the toolkit's own support
+    matrix: the toolkit–arch pair is not judged on that path.
+    """
+    app, toolkit = values.get(Layer.app), values.get(Layer.toolkit)
+    if app is None or toolkit is None or is_pseudo(app) or is_pseudo(toolkit):
+        return None
+    for cf in kg.by_subject.get((app, Layer.toolkit), []):
+        if cf.fact.relation.value == "bundles" and cf.positive and cf.selects(toolkit):
+            return app
     return None
 
 

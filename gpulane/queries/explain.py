@@ -120,17 +120,38 @@ def _backend_tries(kg: KnowledgeGraph, plan: Plan, answer: ExplainAnswer,
     """Each backend's outcome, and whether every search behind them ran to its end."""
     solver = solver_for(kg)
     used = answer.path.values.get(Layer.app) if answer.path else None
+    # One try per backend: the releases of a backend (Ollama 0.12.4 (ROCm), 0.12.3 (ROCm), ...)
+    # are tried together and reported under the versionless node, else the newest release.
+    lines: dict[tuple, list[str]] = {}
+    for n in plan.problem.pins[Layer.app]:
+        lines.setdefault((kg.nodes[n].family, kg.nodes[n].backend), []).append(n)
+    groups = {}
+    for members in lines.values():
+        versionless = [m for m in members if not kg.nodes[m].version]
+        if used in members:
+            head = used
+        elif versionless:
+            head = sorted(versionless)[0]
+        else:
+            head = max(members, key=lambda m: _release_key(kg.nodes[m].version))
+        groups[head] = frozenset(members)
     tries = []
     complete = True
-    for node in sorted(plan.problem.pins[Layer.app], key=lambda n: (n != used, kg.nodes[n].name)):
+    for node in sorted(groups, key=lambda n: (n != used, kg.nodes[n].name)):
         if node == used and answer.path is not None:
             path = answer.path
         else:
             pins = dict(plan.problem.pins)
+            pins[Layer.app] = groups[node]
+            deadline = time.perf_counter() + budget_s / max(1, len(groups))
+            # A supported path through any release of the backend first; else the head alone,
+            # for the reason it breaks.
+            path = next(solver.solutions(replace(plan.problem, pins=pins), deadline=deadline), None) \
+                if len(groups[node]) > 1 else None
             pins[Layer.app] = frozenset({node})
             problem = replace(plan.problem, pins=pins)
-            deadline = time.perf_counter() + budget_s / max(1, len(plan.problem.pins[Layer.app]))
-            path = next(solver.solutions(problem, deadline=deadline), None)
+            if path is None:
+                path = next(solver.solutions(problem, deadline=deadline), None)
             if path is None:
                 path = next(solver.solutions(replace(problem, lenient=True), deadline=deadline), None)
             if path is None:
@@ -149,6 +170,15 @@ def _backend_tries(kg: KnowledgeGraph, plan: Plan, answer: ExplainAnswer,
             reason = bad[0] if bad else None
         tries.append(BackendTry(node, status, path, reason))
     return tries, complete
+
+
+def _release_key(version: str):
+    from gpulane.versions import parse_version
+
+    try:
+        return parse_version(version)
+    except Exception:
+        return parse_version("0")
 
 
 def _explain(kg: KnowledgeGraph, plan: Plan, budget_s: float) -> ExplainAnswer:

@@ -100,6 +100,8 @@ def _try_change(kg: KnowledgeGraph, plan: Plan, layers: tuple[Layer, ...],
     solver = solver_for(kg)
     problem = plan.problem
     pins = {l: v for l, v in problem.pins.items() if l not in layers}
+    if Layer.app in layers:
+        pins[Layer.app] = _app_candidates(kg, problem.pins.get(Layer.app, frozenset()))
     driver = None if Layer.driver in layers else problem.driver
     freed = Problem(pins, problem.scope, problem.allow, driver)
     project = [l for l in layers if l is not Layer.driver]
@@ -182,6 +184,50 @@ def _predicted_key(kg: KnowledgeGraph, solver, base: dict[Layer, list[str]], pro
     return tuple(key)
 
 
+RELEASES_PER_LINE = 12
+SMALL_LINE = 40  # release lines this short are tried whole
+OTHER_APP_RELEASES = 3
+
+
+def _app_candidates(kg: KnowledgeGraph, originals: frozenset[str]) -> frozenset[str]:
+    """The apps a changed app may become: every versionless app; of each release line
+    (family and backend) of the app the user named, the releases nearest to it and the newest
+    ones; of other apps' lines, the newest few.
+
+    Hundreds of releases would each need a verified path; the nearest ones answer
+    "0.12.4 → 0.12.3", the newest ones "upgrade", and the rest add nothing a reader needs.
+    """
+    lines: dict[tuple, list[str]] = {}
+    out: set[str] = set()
+    for node_id in kg.by_layer[Layer.app]:
+        node = kg.nodes[node_id]
+        if not node.version:
+            out.add(node_id)
+            continue
+        lines.setdefault((node.family, node.backend), []).append(node_id)
+    families = {kg.nodes[o].family for o in originals if o in kg.nodes}
+    for (family, _backend), members in lines.items():
+        newest = sorted(members, key=lambda m: _version_key(kg.nodes[m].version), reverse=True)
+        if family not in families:
+            out.update(newest[:OTHER_APP_RELEASES])  # another app: its newest releases stand for it
+            continue
+        if len(members) <= SMALL_LINE:
+            out.update(members)
+            continue
+        nearest = sorted(members, key=lambda m: _distance(kg, originals, m))[:RELEASES_PER_LINE]
+        out.update(nearest, newest[:RELEASES_PER_LINE])
+    return frozenset(out)
+
+
+def _version_key(version: str):
+    from gpulane.versions import parse_version
+
+    try:
+        return parse_version(version)
+    except Exception:
+        return parse_version("0")
+
+
 def _distance(kg: KnowledgeGraph, originals: frozenset[str], value: str) -> tuple:
     """How far a replacement is from what the user asked for: same family first, then
     the nearest version (newer before older on a tie). Ties keep the solver's order."""
@@ -216,6 +262,9 @@ def _equivalence_key(kg: KnowledgeGraph, layer: Layer, value: str, path: Path) -
         node = kg.nodes[value]
         return (layer.value, node.platform.value if node.platform else None)
     node = kg.nodes[value]
+    if layer is Layer.app and node.backend not in (None, "cuda"):
+        # "Ollama (ROCm)" and "(Vulkan)" apart from the CUDA releases and the versionless node.
+        return (layer.value, node.family or value, node.backend)
     return (layer.value, node.family or value)
 
 

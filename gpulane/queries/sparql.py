@@ -12,6 +12,11 @@ docs/rdf.md, "The generated query"):
   allowed fact of that side selects it; required pairs also need an applicable
   allowed positive fact, either direction; toolkit–os only for a toolkit no
   build or app on the path carries (built_with / bundles);
+- a toolkit the path's app ships inside itself (a positive ``bundles`` fact, whatever
+  its conditions) is judged by the app's arch facts: on such a path the toolkit–arch
+  pair is not checked. Where app, toolkit and arch are all nodes, a shape is two
+  branches, one where the app bundles the toolkit (no toolkit–arch rules) and one
+  where it does not (every rule);
 - a fact applies when each of its ``when`` conditions selects the path's node
   of that layer (conditions on the driver or on layers out of scope never hold
   without a driver pin, as in the engine);
@@ -23,7 +28,12 @@ docs/rdf.md, "The generated query"):
 direction) drive the joins; the rules above then decide on the facts.
 
 Not translated (a SparqlUnsupportedError says so): statements that pin a
-driver, and lenient statements (allow unknown).
+driver, lenient statements (allow unknown), and statements whose app candidates
+include app releases (versioned app nodes): release facts hold over version ranges
+whose expansion makes the uncorrelated sub-selects explode (minutes per query in
+Oxigraph), and the engine weighs a release's build list against its support
+statement ("builds only") and reads complete lists only over their `domain`, rules
+this query does not express.
 """
 
 from __future__ import annotations
@@ -73,20 +83,47 @@ def to_sparql(kg: KnowledgeGraph, plan: Plan) -> str:
             "drop the driver filter, or ask gpulane")
     if getattr(problem, "lenient", False):
         raise SparqlUnsupportedError("lenient statements (unknown edges allowed) are not translated to SPARQL")
+    if Layer.app in problem.scope:
+        candidates = problem.pins.get(Layer.app) or kg.by_layer[Layer.app]
+        releases = sorted(c for c in candidates if c in kg.nodes and kg.nodes[c].version)
+        if releases:
+            raise SparqlUnsupportedError(
+                f"statements over app releases are not translated to SPARQL ({len(releases)} release(s) among the "
+                f"app candidates, e.g. {kg.nodes[releases[0]].name}): the engine weighs a release's build list "
+                "against its support statement and reads complete lists over their domain only, which the "
+                "query does not express; ask gpulane")
     layers = [l for l in problem.scope if l is not Layer.driver]
     allow = sorted(s.value for s in problem.allow)
     link = "gl:link" if problem.allow - OFFICIAL_POSITIVE else "gl:officialLink"
     branches = []
+    any_bundles = _apps_bundle_toolkits(kg, problem.pins.get(Layer.app) or kg.by_layer[Layer.app])
     for shape in _shapes(kg, plan, layers):
-        body = _Branch(kg, plan, layers, shape, allow, link).render()
-        if body is not None:
-            branches.append(body)
+        judged = all(shape.get(l) == "node" for l in (Layer.app, Layer.toolkit, Layer.arch))
+        for bundled in ((False, True) if judged and any_bundles else (None,)):
+            body = _Branch(kg, plan, layers, shape, allow, link, bundled).render()
+            if body is not None:
+                branches.append(body)
     head = ["PREFIX gl: <%s>" % GL, "PREFIX prov: <%s>" % PROV, "",
             *_comment_lines(st.text),
             "SELECT DISTINCT " + " ".join(_v(l) for l in plan.project) + " WHERE {"]
     if not branches:
         return "\n".join(head + ["  FILTER(false)", "}", ""])
     return "\n".join(head + ["  {\n" + "\n  } UNION {\n".join(branches) + "\n  }", "}", ""])
+
+
+def _apps_bundle_toolkits(kg: KnowledgeGraph, apps) -> bool:
+    """Whether one of these apps ships a toolkit node inside itself (a positive app → toolkit
+    `bundles` fact) while it can pair with a toolkit node at all (it does not declare the
+    toolkit layer bundled or not used)."""
+    return any(cf.fact.relation.value == "bundles" and cf.positive and cf.target.layer is Layer.toolkit
+               for app in apps if app in kg.nodes and Layer.toolkit not in kg.nodes[app].layers
+               for cf in kg.by_subject.get((app, Layer.toolkit), []))
+
+
+# The app ships the toolkit (the engine's bundled_by_app: any positive bundles fact, its
+# conditions not read).
+_BUNDLES = ("?bf gl:subject ?app ; gl:relation gl:bundles ; gl:compiledLayer gl:toolkit ; gl:selects ?toolkit ; "
+            "gl:status ?bs . FILTER(?bs != gl:unsupported)")
 
 
 def _comment_lines(text: str) -> list[str]:
@@ -123,8 +160,11 @@ class _Branch:
     DISTINCT over the path variables.
     """
 
-    def __init__(self, kg, plan, layers, shape, allow, link):
+    def __init__(self, kg, plan, layers, shape, allow, link, bundled=None):
         self.kg = kg
+        # None: the bundled-toolkit rule does not arise; True / False: the branch where the
+        # path's app does / does not ship the path's toolkit.
+        self.bundled = bundled
         self.problem = plan.problem
         self.layers = layers
         self.shape = shape
@@ -151,6 +191,10 @@ class _Branch:
             if layer in pins:
                 values = " ".join(f"<{node_iri(i)}>" for i in sorted(pins[layer]) if i in self.kg.nodes)
                 self.add(f"VALUES {_v(layer)} {{ {values} }}")
+        if self.bundled:
+            self.add(f"{{ SELECT DISTINCT ?app ?toolkit WHERE {{ {_BUNDLES} }} }}")
+        elif self.bundled is False:
+            self.add(f"MINUS {{ {_BUNDLES} }}")
         for upper, lower in self._required_real_pairs():
             self.add(f"{_v(upper)} {self.link} {_v(lower)} .")
         for layer in self.real:
@@ -180,8 +224,10 @@ class _Branch:
         self.add("} }")
 
     def _pairs(self) -> list[tuple[Layer, Layer]]:
+        """The pairs of node layers the rules judge (upper, lower)."""
         ordered = sorted(self.real, key=_RANK.get, reverse=True)
-        return [(u, l) for i, u in enumerate(ordered) for l in ordered[i + 1:]]
+        return [(u, l) for i, u in enumerate(ordered) for l in ordered[i + 1:]
+                if not (self.bundled and (u, l) == (Layer.toolkit, Layer.arch))]
 
     def _required(self, upper: Layer, lower: Layer) -> bool:
         if (upper, lower) in REQUIRED_PAIRS:
@@ -280,12 +326,22 @@ class _Branch:
 
     # -- pairs of nodes ----------------------------------------------------------------
 
+    def _pin_values(self, layer: Layer) -> str:
+        """A VALUES clause for a pinned layer's variable, or nothing."""
+        pins = self.problem.pins.get(layer)
+        if pins is None:
+            return ""
+        return f"VALUES {_v(layer)} {{ " + " ".join(f"<{node_iri(i)}>" for i in sorted(pins) if i in self.kg.nodes) + " } "
+
     def _fact_query(self, subject: Layer, other: Layer, selects: bool, status: str, extra: str = ""):
         f = self.fresh("f")
         tag = self.fresh("t")
         applies, used = self._applies(f)
         sel = f" ; gl:selects {_v(other)}" if selects else ""
-        body = (f"{f} gl:subject {_v(subject)} ; gl:compiledLayer gl:{other.value}{sel} . "
+        # The pinned nodes inside the sub-select too: it is uncorrelated, and without them it
+        # would gather the facts of every node of the layer before the join drops them.
+        body = (self._pin_values(subject) + (self._pin_values(other) if selects else "") +
+                f"{f} gl:subject {_v(subject)} ; gl:compiledLayer gl:{other.value}{sel} . "
                 f"{self._fmt(self._status(status), f)} {self._fmt(extra, f)} {{ {applies} }}")
         keep = [_v(subject)] + ([_v(other)] if selects else [])
         keep += [u for u in used if u not in keep]

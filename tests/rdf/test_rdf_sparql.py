@@ -14,11 +14,12 @@ from gpulane.model import Layer
 from gpulane.queries import run
 from gpulane.queries.sparql import SparqlUnsupportedError, answer_ids, to_sparql
 
+# Statements whose app candidates include app releases are not translated (see
+# test_statements_the_translation_does_not_cover_say_so): `app = vLLM` means every vLLM release.
 SHIPPED_STATEMENTS = [
-    'find gpu where vendor = AMD and app = vLLM and os = "Ubuntu 24.04"',
     'find toolkit where arch = gfx1100 and os = "Ubuntu 24.04"',
     'find framework where gpu = "RTX 4090"',
-    'find gpu where app = ollama and os = "Ubuntu 22.04"',
+    'find os where gpu = "RTX 4090" and framework = "torch 2.8.0+cu128"',
     'find os where gpu = "Radeon PRO W7900" and app = "llama.cpp"',
     'find toolkit where gpu = "RTX 4090" allow community',
 ]
@@ -123,7 +124,59 @@ def test_bench_question_on_synthetic_kb_agrees():
     assert _oxigraph(_store(kg), to_sparql(kg, plan), plan) == expected
 
 
+# An app that ships its toolkit inside itself: the toolkit's own list (gfx1100 only) does not
+# judge the architecture on paths through that app; the app's list (gfx1100, gfx1030) does.
+BUNDLING_KB = {
+    "kb.yaml": """
+sources:
+  - {id: s, url: "https://example.org/s", publisher: P, title: T, version: "1", reviewed: 2026-11-30}
+nodes:
+  - {id: g-a, layer: gpu, name: Card A, vendor: amd, source: s}
+  - {id: g-b, layer: gpu, name: Card B, vendor: amd, source: s}
+  - {id: g-c, layer: gpu, name: Card C, vendor: amd, source: s}
+  - {id: gfx1100, layer: arch, name: gfx1100, vendor: amd, llvm_target: gfx1100, source: s}
+  - {id: gfx1030, layer: arch, name: gfx1030, vendor: amd, llvm_target: gfx1030, source: s}
+  - {id: gfx906, layer: arch, name: gfx906, vendor: amd, llvm_target: gfx906, source: s}
+  - {id: linux, layer: os, name: Some Linux 1, family: somelinux, version: "1", platform: linux, source: s}
+  - {id: rt-1, layer: toolkit, name: Runtime 1.0, vendor: amd, family: runtime, version: 1.0.0, source: s}
+  - {id: bundler, layer: app, name: Bundler, family: bundler, source: s, layers: {framework: not_used}}
+  - {id: plain, layer: app, name: Plain, family: plain, source: s, layers: {framework: not_used}}
+facts:
+  - {id: a, relation: has_arch, subject: g-a, object: gfx1100, source: s}
+  - {id: b, relation: has_arch, subject: g-b, object: gfx1030, source: s}
+  - {id: c, relation: has_arch, subject: g-c, object: gfx906, source: s}
+  - {id: rt-arch, relation: supports, subject: rt-1, object: [gfx1100], exhaustive: true, domain: {layer: arch, vendor: amd}, source: s}
+  - {id: rt-os, relation: supports, subject: rt-1, object: linux, source: s}
+  - {id: bundler-ships, relation: bundles, subject: bundler, object: rt-1, source: s}
+  - {id: bundler-arch, relation: supports, subject: bundler, object: [gfx1100, gfx1030], exhaustive: true, domain: {layer: arch, vendor: amd}, source: s}
+  - {id: bundler-os, relation: runs_on, subject: bundler, object: linux, source: s}
+  - {id: plain-toolkit, relation: requires, subject: plain, object: rt-1, source: s}
+  - {id: plain-arch, relation: supports, subject: plain, object: [gfx1100, gfx1030], exhaustive: true, domain: {layer: arch, vendor: amd}, source: s}
+  - {id: plain-os, relation: runs_on, subject: plain, object: linux, source: s}
+""",
+}
+
+
+def test_a_bundled_toolkit_is_judged_by_the_app_in_sparql_too(tmp_path):
+    from tests.conftest import write_kb
+    from gpulane.api import build_graph
+
+    kg = build_graph(write_kb(tmp_path, BUNDLING_KB))
+    store = _store(kg)
+    cases = {'find gpu where app = Bundler and os = "Some Linux 1"': ["g-a", "g-b"],
+             'find gpu where app = Plain and os = "Some Linux 1"': ["g-a"],
+             "find app where gpu = \"Card B\"": ["bundler"],
+             "find toolkit where gpu = \"Card B\" and app = Bundler": ["rt-1"]}
+    for text, ids in cases.items():
+        plan, expected = _gpulane(kg, text)
+        assert expected == [(i,) for i in ids] or expected == ids, text  # written from the facts above
+        assert _oxigraph(store, to_sparql(kg, plan), plan) == expected, text
+
+
 def test_statements_the_translation_does_not_cover_say_so(shipped):
+    plan = run.compile_query(shipped, 'find gpu where vendor = AMD and app = vLLM and os = "Ubuntu 24.04"')
+    with pytest.raises(SparqlUnsupportedError, match="app releases"):
+        to_sparql(shipped, plan)
     plan = run.compile_query(shipped, 'find toolkit where gpu = "RTX 4090" and driver = 550.54.14')
     with pytest.raises(SparqlUnsupportedError, match="driver"):
         to_sparql(shipped, plan)

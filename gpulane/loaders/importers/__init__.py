@@ -35,8 +35,9 @@ import yaml
 
 from gpulane.model import KBFile, Layer, Node, Source
 
-from . import (amd_llvm_processors, amd_products, hip_sdk_windows, nvidia_cuda_drivers, nvidia_legacy_branches,
-               nvidia_products, os_glibc, pytorch_builds, rocm_gpu_specs, rocm_linux_sysreq, rocm_matrix)
+from . import (amd_llvm_processors, amd_products, bitsandbytes_releases, flash_attention_releases, hip_sdk_windows,
+               nvidia_cuda_drivers, nvidia_legacy_branches, nvidia_products, ollama_releases, os_glibc, pytorch_builds,
+               rocm_gpu_specs, rocm_linux_sysreq, rocm_matrix, vllm_releases, xformers_releases)
 from .common import sort_kernels
 from .errors import ImportFormatError
 
@@ -91,6 +92,18 @@ IMPORTERS: dict[str, Importer] = {
                  (nvidia_legacy_branches.SOURCE,), "supported-gpus-525-legacy.json", bundled=True),
         Importer("nvidia-cuda-drivers", nvidia_cuda_drivers.parse, "nvidia-cuda-driver-table.yaml",
                  (nvidia_cuda_drivers.SOURCE,), "cuda-driver-table.json", bundled=True),
+        # App releases: the pinned inputs are scans of the projects' release tags (scripts/scan_*.py)
+        # and, for vLLM, the PyPI wheel metadata read per release.
+        Importer("ollama-releases", ollama_releases.parse, "ollama-releases.yaml",
+                 (ollama_releases.SOURCE,), ollama_releases.INPUT, bundled=True),
+        Importer("vllm-releases", vllm_releases.parse, "vllm-releases.yaml",
+                 (vllm_releases.SOURCE,), vllm_releases.INPUT, bundled=True),
+        Importer("bitsandbytes-releases", bitsandbytes_releases.parse, "bitsandbytes-releases.yaml",
+                 (bitsandbytes_releases.SOURCE,), bitsandbytes_releases.INPUT, bundled=True),
+        Importer("flash-attention-releases", flash_attention_releases.parse, "flash-attention-releases.yaml",
+                 (flash_attention_releases.SOURCE,), flash_attention_releases.INPUT, bundled=True),
+        Importer("xformers-releases", xformers_releases.parse, "xformers-releases.yaml",
+                 (xformers_releases.SOURCE,), xformers_releases.INPUT, bundled=True),
     )
 }
 
@@ -169,6 +182,9 @@ def dump_kbfile(kb: KBFile, header: Optional[str] = None) -> str:
     data = kb.model_dump(mode="json", exclude_defaults=True)
     for fact in data.get("facts", []):
         fact["object"] = _compact_selector(fact["object"])
+        for key in ("subject",):
+            if isinstance(fact.get(key), dict):
+                fact[key] = _compact_selector(fact[key])
         if "when" in fact:
             fact["when"] = {k: _compact_selector(v) for k, v in fact["when"].items()}
     data = {k: v for k, v in _clean(data).items() if v}
