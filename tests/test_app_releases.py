@@ -139,7 +139,7 @@ def test_cuda_architecture_entries():
     ("{}", "non-empty 'releases'"),
     ('{"releases": [{"tag": "v0.1.0-rc1", "commit": "x", "era": "gen"}]}', "not a release tag"),
     ('{"releases": [{"commit": "x"}]}', "field 'tag'"),
-    ("not json", "not JSON"),
+    ("not json", "not valid JSON"),
 ])
 def test_bad_scan_input_is_named(tmp_path, content, message):
     path = tmp_path / "scan.json"

@@ -12,13 +12,13 @@ cited at the commit of the first tag of the run.
 from __future__ import annotations
 
 import datetime as dt
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Hashable, Iterable, Sequence
 
 from gpulane.model import Selector, Source
 
+from .common import read_json_object
 from .errors import ImportFormatError
 
 REVIEWED = dt.date(2026, 11, 30)
@@ -58,13 +58,8 @@ def runs(rows: Sequence[dict], value_of: Callable[[dict], Hashable]) -> list[Run
 def read_json(path: Path, key: str) -> tuple[dict, list[dict]]:
     """The pinned input: a JSON object whose ``key`` holds the release rows."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ImportFormatError(path, None, f"cannot read the file ({exc})") from None
-    except json.JSONDecodeError as exc:
-        raise ImportFormatError(path, exc.lineno, f"not JSON: {exc.msg}") from None
-    rows = data.get(key) if isinstance(data, dict) else None
+    data = read_json_object(path, f"a non-empty '{key}' list")
+    rows = data.get(key)
     if not isinstance(rows, list) or not rows:
         raise ImportFormatError(path, None, f"expected a JSON object with a non-empty '{key}' list")
     for i, row in enumerate(rows):

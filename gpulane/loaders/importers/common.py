@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,17 @@ def read_source(path: Path) -> str:
         return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ImportFormatError(path, None, f"cannot read the file: {exc}") from exc
+
+
+def read_json_object(path: Path, expected: str) -> dict:
+    """A pinned JSON input that must be an object; ``expected`` says what it should hold, for the error."""
+    try:
+        data = json.loads(read_source(path))
+    except json.JSONDecodeError as exc:
+        raise ImportFormatError(path, exc.lineno, f"not valid JSON: {exc.msg}") from None
+    if not isinstance(data, dict):
+        raise ImportFormatError(path, None, f"expected a JSON object with {expected}")
+    return data
 
 
 def slug(text: str) -> str:

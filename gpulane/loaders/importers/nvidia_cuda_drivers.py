@@ -18,7 +18,6 @@ read and checked but emit nothing, because the release-notes file holds them.
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import date
 from pathlib import Path
@@ -28,7 +27,7 @@ from packaging.version import InvalidVersion, Version
 
 from gpulane.model import Fact, KBFile, Layer, Node, Relation, Selector, Source
 
-from .common import read_source
+from .common import read_json_object
 from .errors import ImportFormatError
 
 __all__ = ["parse", "extract", "SOURCE", "FIRST_RELEASE", "HELD_ELSEWHERE_FROM"]
@@ -109,10 +108,7 @@ def _driver(value: Any, where: str, path: Path) -> str | None:
 def parse(path: Path) -> KBFile:
     """The KBFile for the pinned input JSON at ``path``."""
     path = Path(path)
-    try:
-        data = json.loads(read_source(path))
-    except json.JSONDecodeError as exc:
-        raise ImportFormatError(path, exc.lineno, f"not valid JSON: {exc.msg}") from exc
+    data = read_json_object(path, "'source' and 'rows'")
     src = _need(data, "source", "top level", path)
     if _need(src, "commit", "source", path) != MESON_COMMIT:
         raise ImportFormatError(path, None, f"source: the input restates Meson {src.get('commit')!r}, this importer "

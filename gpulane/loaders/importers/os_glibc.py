@@ -21,7 +21,7 @@ from pathlib import Path
 
 from gpulane.model import KBFile, Node, Source
 
-from .common import os_node, parse_os_list, read_source
+from .common import os_node, parse_os_list, read_json_object
 from .errors import ImportFormatError
 
 __all__ = ["parse", "extract", "SOURCES"]
@@ -49,11 +49,8 @@ SOURCES = (_source("3ccd8f865f8513bcea9ccc1361ad20595392e9a2"), _source("2d70275
 def parse(path: Path) -> KBFile:
     """OS nodes with their glibc version, from the pinned input JSON at ``path``."""
     path = Path(path)
-    try:
-        data = json.loads(read_source(path))
-    except json.JSONDecodeError as exc:
-        raise ImportFormatError(path, exc.lineno, f"not valid JSON: {exc.msg}") from exc
-    if not isinstance(data, dict) or not isinstance(data.get("releases"), list):
+    data = read_json_object(path, "'releases'")
+    if not isinstance(data.get("releases"), list):
         raise ImportFormatError(path, None, "expected a JSON object with 'releases'")
     known = {s.id for s in SOURCES}
     nodes: list[Node] = []

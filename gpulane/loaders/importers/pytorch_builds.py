@@ -35,7 +35,7 @@ from typing import Any
 
 from gpulane.model import Fact, KBFile, Layer, Node, Relation, Selector, Source, Status
 
-from .common import REVIEWED, read_source
+from .common import REVIEWED, read_json_object
 from .errors import ImportFormatError
 
 __all__ = ["parse", "extract", "SOURCE", "variant_kind"]
@@ -88,12 +88,7 @@ def _need(obj: dict, key: str, where: str, path: Path) -> Any:
 def parse(path: Path) -> KBFile:
     """The KBFile for the pinned input JSON at ``path``."""
     path = Path(path)
-    try:
-        data = json.loads(read_source(path))
-    except json.JSONDecodeError as exc:
-        raise ImportFormatError(path, exc.lineno, f"not valid JSON: {exc.msg}") from exc
-    if not isinstance(data, dict):
-        raise ImportFormatError(path, None, "expected a JSON object with 'sources', 'releases' and 'kernels'")
+    data = read_json_object(path, "'sources', 'releases' and 'kernels'")
     sources = [Source(reviewed=REVIEWED, **s) for s in _need(data, "sources", "top level", path)]
     known = {s.id for s in sources}
     kernels: dict[str, dict] = _need(data, "kernels", "top level", path)
