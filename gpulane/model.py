@@ -114,7 +114,14 @@ class Node(BaseModel):
     family: Optional[str] = None
     version: Optional[str] = None
     vram_gb: Optional[float] = None
+    # A product sold in several memory sizes under one name (GeForce RTX 3060: 8 and 12 GB), as
+    # its vendor's page lists them; `vram_gb` stays empty then. `vram >= N` holds for such a GPU
+    # only when every size meets it (see docs/query-language.md).
+    vram_sizes_gb: list[float] = Field(default_factory=list)
     segment: Optional[Segment] = None
+    # A PCI function that exists only when a board is shared between virtual machines (SR-IOV): AMD's
+    # "MxGPU" and "VF" device names. Not a board anyone buys; not counted among discrete GPUs.
+    virtual_function: Optional[bool] = None
     # PCI device ids ("10de:2684", "1002:744c"), lower-case hex, vendor:device.
     pci_ids: list[str] = Field(default_factory=list)
     backend: Optional[Backend] = None
@@ -149,6 +156,18 @@ class Node(BaseModel):
             if not (major.isdigit() and minor.isdigit()):
                 raise ValueError("expected a compute capability such as '8.9'")
         return value
+
+    @model_validator(mode="after")
+    def _one_memory_statement(self) -> "Node":
+        if self.vram_sizes_gb:
+            if self.vram_gb is not None:
+                raise ValueError("give vram_gb (one size) or vram_sizes_gb (several), not both")
+            if len(set(self.vram_sizes_gb)) < 2:
+                raise ValueError("vram_sizes_gb lists the sizes of a product sold in several; "
+                                 "for one size write vram_gb")
+            if any(size <= 0 for size in self.vram_sizes_gb):
+                raise ValueError("expected memory sizes in GB above 0")
+        return self
 
 
 class Selector(BaseModel):

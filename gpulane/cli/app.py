@@ -182,11 +182,13 @@ def _show_shared_architecture(kg, name: str, layer: "Layer | None", as_json: boo
     gpus = sorted((kg.nodes[i] for i in ids), key=lambda n: n.name)
     if as_json:
         _emit_json({"name": name, "ambiguous": True, "architecture": arch.id,
-                    "gpus": [{"id": g.id, "name": g.name, "vram_gb": g.vram_gb} for g in gpus]})
+                    "gpus": [{"id": g.id, "name": g.name, "vram_gb": g.vram_gb,
+                              **({"vram_sizes_gb": g.vram_sizes_gb} if g.vram_sizes_gb else {})} for g in gpus]})
         return True
     lines = [f'"{name}" names {len(gpus)} GPUs, all of architecture {arch.name} [arch · {arch.id}]:']
     for g in gpus:
-        vram = f" · {g.vram_gb:g} GB" if g.vram_gb else ""
+        vram = f" · {g.vram_gb:g} GB" if g.vram_gb else (
+            " · " + " or ".join(f"{v:g}" for v in sorted(g.vram_sizes_gb)) + " GB" if g.vram_sizes_gb else "")
         lines.append(f"  {g.name}  [gpu · {g.id}]{vram}")
     lines.append(f'say which for one GPU\'s facts: gpulane show "{gpus[0].name}"; '
                  f"the architecture's: gpulane show {arch.id}")
@@ -244,7 +246,8 @@ def _print_nodes(kg, ids, lyr: Layer, as_json: bool) -> None:
     for n in nodes:
         data = node_json(kg, n)["attributes"]
         extra = " · ".join(f"{k} {', '.join(map(str, v)) if isinstance(v, list) else v}"
-                           for k, v in data.items() if k in ("vendor", "arch", "family", "vram_gb", "version", "platform"))
+                           for k, v in data.items() if k in ("vendor", "arch", "family", "vram_gb", "vram_sizes_gb", "version",
+                                                                      "platform"))
         typer.echo(f"{n.name:<40} {extra}")
     typer.echo(f"({len(nodes)} {lyr.value} node{'s' if len(nodes) != 1 else ''})")
 

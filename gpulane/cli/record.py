@@ -114,6 +114,8 @@ def _details(kg: KnowledgeGraph, layer: Layer, node_id: str | None, hop: dict) -
             out["vendor"] = {"amd": "AMD", "nvidia": "NVIDIA", "intel": "Intel"}.get(node.vendor, node.vendor)
         if node.vram_gb:
             out["VRAM"] = f"{node.vram_gb:g} GB"
+        elif node.vram_sizes_gb:
+            out["VRAM"] = " or ".join(f"{size:g}" for size in sorted(node.vram_sizes_gb)) + " GB"
     elif layer is Layer.arch:
         if node.family:
             out["family"] = node.family

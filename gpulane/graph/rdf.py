@@ -270,6 +270,8 @@ def _extra(w: _Writer, s: str, item) -> None:
         value = getattr(item, name)
         if name in handled or value is None or value == info.default:
             continue
+        if info.default_factory is not None and value == info.default_factory():
+            continue  # an empty list or mapping: the field's default, restored on reading
         dumped = item.model_dump(mode="json", include={name})[name]
         w.lit(s, GL + camel(name), json.dumps(dumped, ensure_ascii=False, sort_keys=False), RDF_JSON)
 

