@@ -402,7 +402,9 @@ def test_memory_of_a_product_sold_as_laptop_or_oem_part():
 @pytest.mark.parametrize("name, size", [
     ("NVIDIA A800 40GB Active", 40), ("Tesla P100-DGXS-16GB", 16), ("GeForce GTX 1050 3 GB Max-Q", 3),
     ("NVIDIA A100-SXM-64GB", 64), ("Radeon R9 380 4GB", 4), ("Instinct MI50 (16GB)", 16),
-    ("GeForce RTX 4090", None), ("NVIDIA GH200 480GB", None), ("NVIDIA GH200 144G HBM3e", None),
+    ("GeForce RTX 4090", None), ("NVIDIA GH200 480GB", None),
+    # a module name's figure counts only where the name says it is the HBM (the GPU's memory; the CPU's is LPDDR5X)
+    ("NVIDIA GH200 144G HBM3e", 144), ("NVIDIA GH200 120GB", None),
 ])
 def test_memory_size_a_name_states(name, size):
     from gpulane.loaders.importers.vram_table import size_in_name
@@ -437,12 +439,12 @@ def vram_share(kg):
 def test_share_of_discrete_gpus_with_memory_size(kg):
     """Issue 12 asks for 95 %. Measured 82.5 % (609 of 738) before vendor spec pages
     (data-inputs/vram-vendor-pages.csv) and virtual functions were counted out; SHARE_FLOOR is what is
-    reached now (625 of 730 = 85.6 %). The rest are boards no source read states a size for (engineering boards, generic
+    reached now (629 of 730 = 86.2 %). The rest are boards no source read states a size for (engineering boards, generic
     amdgpu.ids names, products no vendor page in the sources covers). Guard against losing ground."""
     assert vram_share(kg) >= SHARE_FLOOR
 
 
-SHARE_FLOOR = 0.856
+SHARE_FLOOR = 0.861
 
 
 def test_catalogue_size_and_completeness(kg):

@@ -15,8 +15,8 @@ from gpulane.model import Layer, Node
 from gpulane.queries.parser import parse
 from gpulane.queries.plan import plan
 
-HEADER = "gpu,vram_gb,source,publisher,title,url,where\n"
-PAGE = "nv-page,NVIDIA,A spec page,https://www.nvidia.com/example/"
+HEADER = "gpu,vram_gb,source,publisher,party,title,url,where\n"
+PAGE = "nv-page,NVIDIA,vendor,A spec page,https://www.nvidia.com/example/"
 
 
 def write(tmp_path: Path, rows: str) -> Path:
@@ -35,7 +35,13 @@ def test_rows_give_one_size_or_every_size_a_product_is_sold_in(tmp_path):
     assert "8 or 12 GB" in pages["gpu-two"].sentence()
     kb = vram_table.parse_pages(path)
     assert [s.id for s in kb.sources] == ["nv-page"] and not kb.nodes and not kb.facts
-    assert kb.sources[0].url == "https://www.nvidia.com/example/"
+    assert kb.sources[0].url == "https://www.nvidia.com/example/" and kb.sources[0].note is None
+
+
+def test_a_third_party_page_carries_the_caveat(tmp_path):
+    path = write(tmp_path, "gpu-x,8,press,A magazine,third-party,Review,https://press.example/x,spec table\n")
+    row = vram_table.load_pages(path)["gpu-x"]
+    assert row.source.note == vram_table.THIRD_PARTY_NOTE and "(third party)" in row.sentence()
 
 
 @pytest.mark.parametrize("rows, line, words", [
@@ -43,8 +49,9 @@ def test_rows_give_one_size_or_every_size_a_product_is_sold_in(tmp_path):
     (f"gpu-a,lots,{PAGE},somewhere\n", 3, "expected a size in GB"),
     (f"gpu-a,0,{PAGE},somewhere\n", 3, "above 0"),
     (f"gpu-a,8,{PAGE},somewhere\ngpu-a,8,{PAGE},elsewhere\n", 4, "earlier row"),
-    (f"gpu-a,8,{PAGE},somewhere\ngpu-b,8,nv-page,NVIDIA,Another title,https://x.org/,w\n", 4, "another url"),
-    ("gpu-a,8,p,NVIDIA,T,ftp://x.org/,w\n", 3, "http"),
+    (f"gpu-a,8,{PAGE},somewhere\ngpu-b,8,nv-page,NVIDIA,vendor,Another title,https://x.org/,w\n", 4, "another url"),
+    ("gpu-a,8,p,NVIDIA,vendor,T,ftp://x.org/,w\n", 3, "http"),
+    ("gpu-a,8,p,NVIDIA,somebody,T,https://x.org/,w\n", 3, "expected one of vendor, third-party"),
     (f"gpu-a,8,{PAGE},w,extra\n", 3, "filled cells"),
 ])
 def test_bad_rows_are_named_by_line(tmp_path, rows, line, words):

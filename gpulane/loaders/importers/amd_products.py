@@ -470,7 +470,12 @@ def parse(path: Path, data_dir: Path = DATA_DIR) -> KBFile:
                                 if a not in aliases]
         segment = segment_of(product.name, family or codenames[0])
         extra = {}
-        size = vram_table.lookup(memory, [product.name, *sorted(product.spellings)])
+        spellings = [product.name, *sorted(product.spellings)]
+        size = vram_table.lookup(memory, spellings)
+        if size is None and gid not in known_arch:
+            # TechPowerUp keeps the old "Radeon Instinct" brand ("Radeon Instinct MI308X"); tried last, and
+            # only for products AMD's own table does not list (it gives their memory)
+            size = vram_table.lookup(memory, [f"Radeon {s}" for s in spellings if s.startswith("Instinct ")])
         stated = vram_table.size_in_name(product.name)
         if gid in pages:  # AMD's spec page, read by hand (vram-vendor-pages.csv)
             extra = pages[gid].attributes()

@@ -79,6 +79,7 @@ def load(path: Path) -> dict[str, Optional[tuple[float, str]]]:
 
 # "NVIDIA A800 40GB Active", "Tesla P100-DGXS-16GB", "GeForce GTX 1050 3 GB Max-Q", "GH200 144G HBM3e".
 _SIZE_IN_NAME = re.compile(r"(?<![\w.])(\d{1,3})\s?(?:GB\b|G(?= HBM))", re.IGNORECASE)
+_HBM_IN_NAME = re.compile(r"(?<![\w.])(\d{1,3})\s?GB?\s+HBM", re.IGNORECASE)
 # Superchip modules name the memory of the whole module (CPU LPDDR5X plus GPU HBM): "GH200 480GB".
 _MODULE_NAME = re.compile(r"\bG[HB]\d{3}\b|\bGrace\b", re.IGNORECASE)
 
@@ -87,11 +88,14 @@ def size_in_name(name: str) -> Optional[float]:
     """The memory size a product's own name states ("A800 40GB Active" -> 40), or None.
 
     None when the name states no size, states two, or names a CPU+GPU module whose
-    figure covers more than the GPU's memory.
+    figure covers more than the GPU's memory (a module name that says its figure is the HBM,
+    "GH200 144G HBM3e", gives that).
     """
 
     if _MODULE_NAME.search(name):
-        return None
+        # ...unless the name says the figure is the HBM, the GPU's own memory ("GH200 144G HBM3e")
+        hbm = {float(m.group(1)) for m in _HBM_IN_NAME.finditer(name)}
+        return hbm.pop() if len(hbm) == 1 else None
     sizes = {float(m.group(1)) for m in _SIZE_IN_NAME.finditer(name)}
     return sizes.pop() if len(sizes) == 1 else None
 
@@ -173,7 +177,12 @@ def _form_variants(table: dict[str, Optional[tuple[float, str]]], k: str) -> Opt
 # ----------------------------------------------------------------- vendor spec pages
 
 PAGES_FILE = "vram-vendor-pages.csv"
-PAGES_COLUMNS = ("gpu", "vram_gb", "source", "publisher", "title", "url", "where")
+PAGES_COLUMNS = ("gpu", "vram_gb", "source", "publisher", "party", "title", "url", "where")
+# A third-party page is used only where no page of the vendor's own in the sources gives the size, and only
+# one that restates the vendor's figure; its source note says so.
+PARTIES = ("vendor", "third-party")
+THIRD_PARTY_NOTE = ("Third party: restates the vendor's published figure; used only for products no page of the "
+                    "vendor's own in the sources read states a memory size for.")
 PAGES_REVIEWED = dt.date(2026, 12, 1)
 
 
@@ -197,7 +206,8 @@ class PageMemory:
         """A note sentence saying where the size comes from."""
 
         sizes = " or ".join(f"{s:g}" for s in self.sizes)
-        return f"Memory size ({sizes} GB) from {self.source.publisher}'s page: {self.where}."
+        party = " (third party)" if self.source.note == THIRD_PARTY_NOTE else ""
+        return f"Memory size ({sizes} GB) from {self.source.publisher}'s page{party}: {self.where}."
 
 
 def load_pages(path: Path) -> dict[str, PageMemory]:
@@ -221,17 +231,20 @@ def load_pages(path: Path) -> dict[str, PageMemory]:
         except ValueError:
             raise ImportFormatError(path, lineno, f"vram_gb {row['vram_gb']!r}: expected a size in GB, "
                                                   "or sizes joined by ';' (8;12)") from None
+        if row["party"] not in PARTIES:
+            raise ImportFormatError(path, lineno, f"party {row['party']!r}: expected one of {', '.join(PARTIES)}")
         if any(s <= 0 for s in sizes):
             raise ImportFormatError(path, lineno, f"vram_gb {row['vram_gb']!r}: expected sizes above 0")
         try:
             source = Source(id=row["source"], url=row["url"], publisher=row["publisher"], title=row["title"],
                             version="page as read on 2026-12-01 (not versioned by its publisher)",
-                            reviewed=PAGES_REVIEWED)
+                            reviewed=PAGES_REVIEWED,
+                            note=THIRD_PARTY_NOTE if row["party"] == "third-party" else None)
         except ValueError as exc:
             raise ImportFormatError(path, lineno, f"source {row['source']!r}: {exc}") from None
         if sources.setdefault(source.id, source) != source:
-            raise ImportFormatError(path, lineno, f"source {source.id!r} is given another url, publisher or "
-                                                  "title on an earlier row")
+            raise ImportFormatError(path, lineno, f"source {source.id!r} is given another url, publisher, party "
+                                                  "or title on an earlier row")
         if row["gpu"] in out:
             raise ImportFormatError(path, lineno, f"gpu {row['gpu']!r} has an earlier row")
         out[row["gpu"]] = PageMemory(row["gpu"], sizes, source, row["where"])
