@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import gc
+import json
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 from pydantic import BaseModel, ConfigDict
 
@@ -16,7 +17,7 @@ from gpulane.loaders.transaction import reading
 
 __all__ = ["load_graph", "build_graph", "folder_problems"]
 
-CACHE_SALT = "gpulane-graph-v2"
+CACHE_SALT = "gpulane-graph-v3"
 
 
 def build_graph(data_dir: Path | None = None, strict: bool = True) -> KnowledgeGraph:
@@ -86,18 +87,26 @@ class _StoredGraph(BaseModel):
     kb: StoredKB
     # Selector expansions (key, layer, node ids), so a warm start need not match them again.
     selections: list[tuple[_SelectorKey, str, list[str]]]
+    # What compiling computed (KnowledgeGraph.compiled_state): read back, not recomputed.
+    compiled: dict[str, Any]
 
 
 def _encode(kg: KnowledgeGraph) -> bytes:
-    stored = _StoredGraph(kb=StoredKB.of(kg.kb), selections=kg.selection_table())
-    return stored.model_dump_json(exclude_unset=True).encode()
+    def plain(value) -> bytes:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+
+    # The fields of _StoredGraph, written piecewise: the models by pydantic, the rest by json.
+    return b"".join((b'{"kb":', StoredKB.of(kg.kb).model_dump_json(exclude_unset=True).encode(),
+                     b',"selections":', plain(kg.selection_table()), b',"compiled":', plain(kg.compiled_state()),
+                     b"}"))
 
 
 def _decode(payload: bytes) -> KnowledgeGraph:
     from gpulane.queries.run import solver_for
 
     stored = _StoredGraph.model_validate_json(payload)
-    kg = KnowledgeGraph(stored.kb.knowledge_base(), stored.selections)  # checked before it was stored
+    # Checked before it was stored; the entry's key names these files and this code.
+    kg = KnowledgeGraph.from_compiled(stored.kb.knowledge_base(), stored.compiled, stored.selections)
     solver_for(kg)
     return kg
 
@@ -105,8 +114,8 @@ def _decode(payload: bytes) -> KnowledgeGraph:
 def load_graph(data_dir: Path | None = None, use_cache: bool = True) -> KnowledgeGraph:
     """The knowledge graph of a folder (default: the shipped one), from cache when fresh.
 
-    The cache holds the checked knowledge base as data (JSON), never code: a hit is validated by
-    the schema and indexed again, which takes about as long as unpickling a whole graph did.
+    The cache holds the checked knowledge base and what compiling it computed as data (JSON),
+    never code: a hit is validated by the schema and the compiled tables are read back.
     """
     directory = Path(data_dir) if data_dir else default_data_dir()
     if not use_cache:

@@ -130,6 +130,87 @@ class KnowledgeGraph:
         self._index()
         self._index_overrides()
 
+    # -- the compiled state as plain data (what a cache stores beside the knowledge base) --
+
+    def compiled_state(self) -> dict:
+        """What compiling the knowledge base computed, as JSON-ready data (lists, strings,
+        numbers): each compiled fact's expanded subjects, target, conditions, domain and build
+        routes, the positive pair tables and the name index. ``from_compiled`` rebuilds the same
+        graph from it and the same knowledge base without matching a selector again."""
+        conditions: list[list] = []
+        numbered: dict[int, int] = {}
+
+        def cond(c: Condition | None) -> int | None:
+            if c is None:
+                return None
+            if id(c) not in numbered:  # shared conditions (one per selector) are written once
+                numbered[id(c)] = len(conditions)
+                # A driver range is read again from its selector (few facts have one).
+                conditions.append([c.layer.value, None if c.ids is None else sorted(c.ids), c.drivers is not None,
+                                   c.vendor])
+            return numbered[id(c)]
+
+        facts = [[cf.index, sorted(cf.subjects), cond(cf.target), [cond(w) for w in cf.when],
+                  {arch: list(route) for arch, route in cf.via.items()}, cond(cf.domain), cf.names_known]
+                 for cf in self.facts]
+        return {
+            "conditions": conditions,
+            "facts": facts,
+            "generic_members": {k: sorted(v) for k, v in self.generic_members.items()},
+            # (The pair tables are not stored: made from the compiled facts they take less time
+            # than reading them, which are several times larger than the knowledge base.)
+            "names": self.names.to_data(),
+        }
+
+    @classmethod
+    def from_compiled(cls, kb: KnowledgeBase, state: dict,
+                      selections: Iterable[tuple[tuple, str, list[str]]] = ()) -> "KnowledgeGraph":
+        """The graph of a knowledge base from ``compiled_state`` data made from that same
+        knowledge base (a cache entry whose key names the files and the code): nothing is
+        matched or expanded again. Raises (KeyError, IndexError, TypeError, ValueError) on data
+        that does not fit the knowledge base, which the cache reads as a miss."""
+        kg = cls.__new__(cls)
+        kg.kb = kb
+        kg._select_memo = {key: Condition(Layer(layer), ids=frozenset(ids)) for key, layer, ids in selections}
+        kg.sources, kg.nodes = {}, {}
+        for s in kb.sources:
+            kg.sources.setdefault(s.id, s)
+        for n in kb.nodes:
+            kg.nodes.setdefault(n.id, n)
+        kg.by_layer = {layer: [] for layer in Layer}
+        for n in kg.nodes.values():
+            kg.by_layer[n.layer].append(n.id)
+        kg.names = NameIndex.from_data(state["names"])
+        kg.generic_members = {str(k): frozenset(v) for k, v in state["generic_members"].items()}
+        conditions = [Condition(Layer(layer), ids=None if ids is None else frozenset(ids), vendor=vendor)
+                      for layer, ids, _drivers, vendor in state["conditions"]]
+        drivers = [bool(row[2]) for row in state["conditions"]]
+        kg.facts, kg.fact_by_id = [], {}
+        n_facts = len(kb.facts)
+        for index, subjects, target, when, via, domain, names_known in state["facts"]:
+            if not 0 <= index < n_facts:
+                raise IndexError(f"compiled fact {index} of {n_facts}")
+            fact = kb.facts[index]
+            if len(when) != len(fact.when) or (domain is None) != (fact.domain is None):
+                raise ValueError(f"compiled fact {index} does not fit fact {fact.id}")
+            target_c = kg.select(fact.object) if drivers[target] else conditions[target]
+            when_c = tuple(kg.select(sel, layer) if drivers[w] else conditions[w]
+                           for w, (layer, sel) in zip(when, fact.when.items()))
+            domain_c = None
+            if domain is not None:
+                domain_c = kg.select(fact.domain, target_c.layer) if drivers[domain] else conditions[domain]
+            first = next((kg.nodes[s] for s in subjects if s in kg.nodes), None)
+            if first is None:
+                raise ValueError(f"compiled fact {index} has no subject node")
+            compiled = CompiledFact(index, fact, first.layer, frozenset(subjects), target_c, when_c,
+                                    {str(a): (str(t), str(why)) for a, (t, why) in via.items()}, domain_c,
+                                    bool(names_known))
+            kg.facts.append(compiled)
+            kg.fact_by_id.setdefault(fact.id, compiled)
+        kg._index()
+        kg._index_overrides()
+        return kg
+
     # -- compiling selectors ------------------------------------------------------
 
     def select(self, sel: Selector, default_layer: Layer | None = None) -> Condition:
@@ -438,10 +519,11 @@ def _link(table: dict, a: Layer, b: Layer, subjects: Iterable[str], objects: Ite
     fwd = table.setdefault((a, b), {})
     back = table.setdefault((b, a), {})
     objects = set(objects)
+    subjects = set(subjects)
     for s in subjects:
         fwd.setdefault(s, set()).update(objects)
-        for o in objects:
-            back.setdefault(o, set()).add(s)
+    for o in objects:  # one set update per object, not one add per pair
+        back.setdefault(o, set()).update(subjects)
 
 
 def _count(values: Iterable[str]) -> dict[str, int]:

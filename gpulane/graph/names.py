@@ -228,6 +228,28 @@ class NameIndex:
                 index.platforms.setdefault(node.platform.value, []).append(node.id)
         return index
 
+    def to_data(self) -> dict:
+        """The tables as JSON-ready data (layers by value, sets as sorted lists)."""
+        def by_layer(table: dict) -> dict:
+            return {key: {layer.value: sorted(ids) if isinstance(ids, set) else list(ids)
+                          for layer, ids in layers.items()} for key, layers in table.items()}
+
+        return {"exact": by_layer(self.exact), "loose": by_layer(self.loose), "families": by_layer(self.families),
+                "series": by_layer(self.series), "versions": dict(self.versions), "display": dict(self.display),
+                "platforms": {k: list(v) for k, v in self.platforms.items()}, "vendors": dict(self.vendors)}
+
+    @classmethod
+    def from_data(cls, data: dict) -> "NameIndex":
+        """The index ``to_data`` wrote (raises on data of another shape)."""
+        def by_layer(table: dict, kind: type) -> dict:
+            return {str(key): {Layer(layer): kind(ids) for layer, ids in layers.items()}
+                    for key, layers in table.items()}
+
+        return cls(exact=by_layer(data["exact"], set), loose=by_layer(data["loose"], set),
+                   families=by_layer(data["families"], list), versions=dict(data["versions"]),
+                   display=dict(data["display"]), platforms={str(k): list(v) for k, v in data["platforms"].items()},
+                   vendors=dict(data["vendors"]), series=by_layer(data["series"], set))
+
     # -- resolution -------------------------------------------------------------
 
     def resolve(self, text: str, layer: Layer | None = None) -> list[Resolution]:

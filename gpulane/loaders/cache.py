@@ -10,7 +10,10 @@ another account cannot feed this one forged answers either.
 Entries are keyed by *slot* (which install of gpulane and which data folder)
 so that two installs or two knowledge-base folders used in turn each stay
 warm; the newest few entries are kept. The first line of an entry holds the
-key (a hash of the code and every file's bytes): any edit rebuilds it.
+key (a hash of the code and every file's bytes): any edit rebuilds it; and the
+SHA-256 of the payload, so an entry that is not exactly what we wrote under that
+key is a miss before it is decoded. Only such an entry (in a folder of ours)
+lets the caller skip work already done when it was written.
 
 Writes go to a fresh temporary file (``O_EXCL``, mode 0600) that is renamed
 over the entry: a rename replaces a symlink, never writes through it.
@@ -32,7 +35,7 @@ __all__ = ["cache_dir", "files_key", "load_cached", "slot_for", "usable_cache_di
 
 T = TypeVar("T")
 
-_MAGIC = b"GPULANE-CACHE-2 "
+_MAGIC = b"GPULANE-CACHE-3 "
 # Entries kept per cache folder: enough for a few installs/data folders used in turn.
 MAX_ENTRIES = 4
 # The shipped knowledge base compiles to ~1.5 MB; anything far larger is not ours.
@@ -157,7 +160,12 @@ def _read_entry(path: Path) -> bytes | None:
 
 def _decode(blob: bytes, key: str, decode: Callable[[bytes], T]) -> T | None:
     header, newline, payload = blob.partition(b"\n")
-    if not newline or header != _MAGIC + key.encode():
+    prefix = _MAGIC + key.encode() + b" "
+    if not newline or not header.startswith(prefix):
+        return None
+    # The header also holds the payload's digest: a truncated, damaged or foreign payload under
+    # our key line is a miss before anything reads it.
+    if header[len(prefix):] != hashlib.sha256(payload).hexdigest().encode():
         return None
     try:
         return decode(payload)
@@ -169,7 +177,7 @@ def _store(path: Path, key: str, payload: bytes) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{_PREFIX}", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(_MAGIC + key.encode() + b"\n" + payload)
+            fh.write(_MAGIC + key.encode() + b" " + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
         os.replace(tmp, path)
     except BaseException:
         try:

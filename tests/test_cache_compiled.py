@@ -1,0 +1,119 @@
+"""The cache stores what compiling computed (issue 18, start-up): a warm start reads the compiled
+facts and the name index back instead of matching every selector again, gives the same graph as
+a fresh compile, and an entry that is not exactly what gpulane wrote is rebuilt, never trusted."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import shutil
+
+import pytest
+
+from gpulane.api import build_graph, load_graph
+from gpulane.graph.kb import KnowledgeGraph
+from gpulane.graph.names import NameIndex
+from gpulane.graph.synthetic import generate
+from gpulane.loaders.cache import cache_dir
+from tests.conftest import MINI
+
+
+def _facts(kg: KnowledgeGraph) -> list:
+    return [(cf.index, cf.fact, cf.subject_layer, cf.subjects, cf.target, cf.when, cf.via, cf.domain, cf.names_known)
+            for cf in kg.facts]
+
+
+def _index(table: dict) -> dict:
+    return {key: [cf.index for cf in cfs] for key, cfs in table.items()}
+
+
+def _same_graph(a: KnowledgeGraph, b: KnowledgeGraph) -> None:
+    assert _facts(a) == _facts(b)
+    assert list(a.fact_by_id) == list(b.fact_by_id)
+    assert {k: v.index for k, v in a.fact_by_id.items()} == {k: v.index for k, v in b.fact_by_id.items()}
+    assert a.nodes == b.nodes and a.sources == b.sources and a.by_layer == b.by_layer
+    assert a.generic_members == b.generic_members
+    assert _index(a.by_subject) == _index(b.by_subject) and _index(a.by_node) == _index(b.by_node)
+    assert a.positive_pairs == b.positive_pairs and a.official_pairs == b.official_pairs
+    assert list(a.positive_pairs) == list(b.positive_pairs)
+    assert _index(a.overrides) == _index(b.overrides)
+    assert a.names == b.names
+    assert a.selection_table() == b.selection_table()
+
+
+def _round_trip(kg: KnowledgeGraph) -> KnowledgeGraph:
+    """The graph back from its compiled state written as JSON text and read again."""
+    return KnowledgeGraph.from_compiled(kg.kb, json.loads(json.dumps(kg.compiled_state())), kg.selection_table())
+
+
+def test_compiled_state_gives_the_same_graph_shipped(shipped):
+    _same_graph(_round_trip(shipped), KnowledgeGraph(shipped.kb))
+
+
+def test_compiled_state_gives_the_same_graph_synthetic():
+    kg = KnowledgeGraph(generate(3000, seed=4))
+    _same_graph(_round_trip(kg), kg)
+
+
+def test_warm_load_gives_the_same_graph_as_a_cold_one(tmp_path):
+    folder = tmp_path / "kb"
+    shutil.copytree(MINI, folder)
+    cold = build_graph(folder)
+    load_graph(folder)
+    warm = load_graph(folder)
+    _same_graph(warm, cold)
+
+
+def test_name_index_data_holds_every_table(shipped):
+    data = shipped.names.to_data()
+    assert set(data) == {f.name for f in dataclasses.fields(NameIndex)}
+    assert NameIndex.from_data(json.loads(json.dumps(data))) == shipped.names
+
+
+def _entry():
+    (path,) = cache_dir().glob("graph-*.json")
+    header, _, payload = path.read_bytes().partition(b"\n")
+    return path, header, payload
+
+
+def _rewrite(path, header: bytes, payload: bytes) -> None:
+    """An entry under the right key with a matching digest: what a buggy or foreign writer leaves."""
+    key_part = header.rsplit(b" ", 1)[0]
+    path.write_bytes(key_part + b" " + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
+
+
+def test_payload_changed_under_its_header_is_rebuilt(tmp_path, monkeypatch):
+    folder = tmp_path / "kb"
+    shutil.copytree(MINI, folder)
+    load_graph(folder)
+    path, header, payload = _entry()
+    path.write_bytes(header + b"\n" + payload.replace(b'"Alpha 100"', b'"Alpha 999"', 1))
+    kg = load_graph(folder)
+    assert kg.nodes["gpu-a"].name == "Alpha 100"  # the planted name was not read
+
+
+@pytest.mark.parametrize("damage", [
+    lambda d: d["compiled"]["facts"].append([10_000, ["gpu-a"], 0, [], {}, None, True]),
+    lambda d: d["compiled"]["facts"][0].__setitem__(2, 10_000),
+    lambda d: d["compiled"]["facts"][0].__setitem__(1, ["no-such-node"]),
+    lambda d: d["compiled"]["facts"][0].__setitem__(3, [0, 0, 0, 0, 0]),
+    lambda d: d["compiled"]["conditions"].__setitem__(0, ["not-a-layer", None, False, None]),
+    lambda d: d["compiled"]["names"].pop("exact"),
+    lambda d: d["compiled"]["names"]["exact"].update({"x": {"gpu": 5}}),
+    lambda d: d["compiled"].__setitem__("facts", "nope"),
+    lambda d: d.pop("compiled"),
+    lambda d: d["kb"]["facts"][0].__setitem__("relation", "not-a-relation"),
+])
+def test_malformed_compiled_state_is_rebuilt_not_a_traceback(tmp_path, damage):
+    folder = tmp_path / "kb"
+    shutil.copytree(MINI, folder)
+    cold = build_graph(folder)
+    load_graph(folder)
+    path, header, payload = _entry()
+    doc = json.loads(payload)
+    damage(doc)
+    _rewrite(path, header, json.dumps(doc).encode())
+    kg = load_graph(folder)
+    _same_graph(kg, cold)
+    _same_graph(load_graph(folder), cold)  # and the rebuilt entry is good again
