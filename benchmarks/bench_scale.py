@@ -17,7 +17,10 @@ only, since 10^5 takes minutes on a small machine) and on the shipped one, in on
 
 Absolute times are noisy on a shared machine; read each figure beside its peer. Nothing here
 asserts a time; the exit status is 1 only when answers disagree. The cache folder is a fresh
-temporary one, so nothing the user has cached is touched or used.
+temporary one, so nothing the user has cached is touched or used. Python runs as after
+`pip install`, with compiled modules cached (in a temporary folder, filled by an untimed run
+first); --env-bytecode keeps the environment's PYTHONDONTWRITEBYTECODE instead (see
+benchmarks/bench_cli.py).
 """
 
 from __future__ import annotations
@@ -199,11 +202,13 @@ SELECT DISTINCT ?gpu WHERE {{
 
 def cli_rows(args, env: dict) -> list[str]:
     python = sys.executable
+    find = [python, "-m", "gpulane", *statement_args(SHIPPED_FIND)]
+    with tempfile.TemporaryDirectory(prefix="gpulane-bench-cache-") as cache:  # untimed: fills the bytecode cache
+        timed(find, {**env, "GPULANE_CACHE_DIR": cache})
     rows = [f"python -c pass: {median_of([python, '-c', 'pass'], env, args.repeat):.3f} s · "
             f"python -c \"import gpulane\": {median_of([python, '-c', 'import gpulane'], env, args.repeat):.3f} s · "
             f"python -c \"import gpulane.cli.app\": "
             f"{median_of([python, '-c', 'import gpulane.cli.app'], env, args.repeat):.3f} s  (medians)"]
-    find = [python, "-m", "gpulane", *statement_args(SHIPPED_FIND)]
     with tempfile.TemporaryDirectory(prefix="gpulane-bench-cache-") as cache:
         cold_env = {**env, "GPULANE_CACHE_DIR": cache}
         cold = timed(find, cold_env)
@@ -293,10 +298,22 @@ def main() -> int:
     parser.add_argument("--sizes", help="comma-separated fact counts (default 1000,10000,100000)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per timed figure (default 3)")
     parser.add_argument("--no-cli", action="store_true", help="skip the command-line (subprocess) figures")
+    parser.add_argument("--env-bytecode", action="store_true",
+                        help="keep the environment's PYTHONDONTWRITEBYTECODE / PYTHONPYCACHEPREFIX")
     args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="gpulane-bench-pycache-") as pycache:
+        return run_all(args, pycache)
+
+
+def run_all(args, pycache: str) -> int:
     sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else list(QUICK_SIZES if args.quick else SIZES)
     env = {k: v for k, v in os.environ.items() if k not in ("GPULANE_DATA", "GPULANE_CACHE_DIR")}
-    print(f"python {sys.version.split()[0]} · {os.cpu_count()} CPUs · best or median of {args.repeat}")
+    if not args.env_bytecode:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = pycache
+    bytecode = ("bytecode not cached (PYTHONDONTWRITEBYTECODE set)" if env.get("PYTHONDONTWRITEBYTECODE")
+                else "bytecode cached")
+    print(f"python {sys.version.split()[0]} · {os.cpu_count()} CPUs · best or median of {args.repeat} · {bytecode}")
     if not args.no_cli:
         for line in cli_rows(args, env):
             print(line, flush=True)

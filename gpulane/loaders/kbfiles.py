@@ -14,6 +14,7 @@ YAML would otherwise resolve silently by keeping the last one.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
@@ -283,7 +284,9 @@ def read_kb_file(path: Path, shown_as: str | None = None) -> tuple[KBFile, dict,
         return KBFile(), {}, [FileProblem(shown, None, f"cannot be read: {what}")]
     if raw is None:
         raw = _LineDict()
-    control = _first_control(raw)
+    # A string can hold a control character only if the text does or a double-quoted escape makes
+    # one; most files have neither, and then no value needs to be looked at.
+    control = _first_control(raw) if has_control(text) or _CONTROL_ESCAPE.search(text) else None
     if control is not None:
         line, where = control
         return KBFile(), {}, [FileProblem(shown, line, f"{where}: control characters (such as terminal escape "
@@ -299,6 +302,11 @@ def read_kb_file(path: Path, shown_as: str | None = None) -> tuple[KBFile, dict,
             problems.append(FileProblem(shown, line, message))
         return KBFile(), raw, problems
     return model, raw, []
+
+
+# YAML escapes (in double-quoted scalars) that can make a character textsafe.has_control refuses:
+# \0 \a \b \v \f \r \e, \N (U+0085), \L and \P (line and paragraph separators), \x \u \U codes.
+_CONTROL_ESCAPE = re.compile(r"\\[0abvfreNLPxuU]")
 
 
 def _first_control(raw: Any) -> tuple[int | None, str] | None:
