@@ -12,7 +12,8 @@ from pydantic import BaseModel, ConfigDict
 from gpulane.errors import KBInvalidError
 from gpulane.graph.kb import KnowledgeGraph
 from gpulane.loaders.cache import files_key, load_cached, slot_for
-from gpulane.loaders.kbfiles import MAX_FILE_BYTES, KnowledgeBase, StoredKB, default_data_dir, kb_files, load_files
+from gpulane.loaders.folder import MAX_FILE_BYTES, StoredKB, default_data_dir, kb_files
+from gpulane.model import KnowledgeBase
 from gpulane.loaders.transaction import reading
 
 __all__ = ["load_graph", "build_graph", "folder_problems"]
@@ -26,6 +27,8 @@ def build_graph(data_dir: Path | None = None, strict: bool = True) -> KnowledgeG
     With ``strict``, a knowledge base that `kb check` finds errors in is refused
     (KBInvalidError); malformed files always raise KBLoadError.
     """
+    from gpulane.loaders.kbfiles import load_files  # the YAML reader: not needed for a cache hit
+
     directory = Path(data_dir) if data_dir else default_data_dir()
     with reading(directory):
         files = kb_files(directory)
@@ -39,6 +42,7 @@ def folder_problems(paths: list[Path], shown_as: dict[Path, str] | None = None) 
     no errors in the result.
     """
     from gpulane.errors import KBLoadError
+    from gpulane.loaders.kbfiles import load_files
 
     try:
         _compile(load_files(paths, shown_as), strict=True)
@@ -61,6 +65,12 @@ def _compile(kb: KnowledgeBase, strict: bool = True) -> KnowledgeGraph:
             raise KBInvalidError(errors)
         solver_for(kg)  # built now, so that every query of this process shares its tables
     return kg
+
+
+def _load_files(files: list[Path]) -> KnowledgeBase:
+    from gpulane.loaders.kbfiles import load_files  # the YAML reader: imported on a cache miss only
+
+    return load_files(files)
 
 
 def _code_stamp() -> str:
@@ -104,8 +114,11 @@ def _encode(kg: KnowledgeGraph) -> bytes:
 def _decode(payload: bytes) -> KnowledgeGraph:
     from gpulane.queries.run import solver_for
 
-    stored = _StoredGraph.model_validate_json(payload)
-    # Checked before it was stored; the entry's key names these files and this code.
+    from gpulane.model import TRUSTED
+
+    # Our own output, checked before it was stored (the cache matched the entry's key, which names
+    # these files and this code, and its digest): types are validated again, value checks are not.
+    stored = _StoredGraph.model_validate_json(payload, context={TRUSTED: True})
     kg = KnowledgeGraph.from_compiled(stored.kb.knowledge_base(), stored.compiled, stored.selections)
     solver_for(kg)
     return kg
@@ -133,7 +146,7 @@ def load_graph(data_dir: Path | None = None, use_cache: bool = True) -> Knowledg
             files = kb_files(directory)
             key = files_key(files, f"{CACHE_SALT}:{__version__}:{directory.resolve()}:{_code_stamp()}",
                             MAX_FILE_BYTES)
-            kg, _ = load_cached(key, lambda: _compile(load_files(files)), _encode, _decode,
+            kg, _ = load_cached(key, lambda: _compile(_load_files(files)), _encode, _decode,
                                 slot=slot_for(install, directory.resolve()))
     finally:
         if collecting:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 
 class Layer(str, Enum):
@@ -80,6 +80,17 @@ Segment = Literal["consumer", "workstation", "datacenter", "embedded", "integrat
 Backend = Literal["cuda", "rocm", "vulkan", "metal", "sycl", "cpu"]
 
 
+# The validation context of data gpulane itself wrote after validating it (its compile cache,
+# whose entries are checked against a digest first): the checks that only read a value
+# (id, spec and selector shape, when-key layers) ran when the data was first read and are not
+# run again. Types are still validated.
+TRUSTED = "gpulane-validated"
+
+
+def _trusted(info: ValidationInfo) -> bool:
+    return bool(info.context) and info.context.get(TRUSTED) is True
+
+
 class Source(BaseModel):
     """A published document that facts restate."""
 
@@ -143,7 +154,9 @@ class Node(BaseModel):
 
     @field_validator("id")
     @classmethod
-    def _id_is_simple(cls, value: str) -> str:
+    def _id_is_simple(cls, value: str, info: ValidationInfo) -> str:
+        if _trusted(info):
+            return value
         if not value or any(ch.isspace() for ch in value):
             raise ValueError("expected an id without spaces")
         return value
@@ -202,9 +215,9 @@ class Selector(BaseModel):
 
     @field_validator("version", "compute_capability", "glibc")
     @classmethod
-    def _spec_reads(cls, value: Optional[str]) -> Optional[str]:
+    def _spec_reads(cls, value: Optional[str], info: ValidationInfo) -> Optional[str]:
         # A spec that cannot be read is an error here, with its file and line, not later in a query.
-        if value is not None:
+        if value is not None and not _trusted(info):
             from gpulane.versions import InvalidSpecError, parse_spec
 
             try:
@@ -214,7 +227,9 @@ class Selector(BaseModel):
         return value
 
     @model_validator(mode="after")
-    def _not_empty(self) -> "Selector":
+    def _not_empty(self, info: ValidationInfo) -> "Selector":
+        if _trusted(info):
+            return self
         attrs = (self.ids, self.vendor, self.family, self.version, self.platform, self.compute_capability,
                  self.segment, self.backend, self.glibc)
         if all(a is None for a in attrs):

@@ -117,3 +117,45 @@ def test_malformed_compiled_state_is_rebuilt_not_a_traceback(tmp_path, damage):
     kg = load_graph(folder)
     _same_graph(kg, cold)
     _same_graph(load_graph(folder), cold)  # and the rebuilt entry is good again
+
+
+def test_trusted_validation_reads_the_stored_kb_as_full_validation_does(shipped):
+    """The cache's own entries are validated with the TRUSTED context (value checks that ran when
+    the files were read are skipped): the models are the same as a full validation gives."""
+    from gpulane.loaders.kbfiles import StoredKB
+    from gpulane.model import TRUSTED
+
+    dumped = StoredKB.of(shipped.kb).model_dump_json(exclude_unset=True)
+    trusted = StoredKB.model_validate_json(dumped, context={TRUSTED: True})
+    full = StoredKB.model_validate_json(dumped)
+    assert trusted == full
+    assert [f.model_fields_set for f in trusted.facts] == [f.model_fields_set for f in full.facts]
+
+
+def test_trusted_context_is_not_given_to_files(tmp_path):
+    """A knowledge-base file is always checked in full: an unreadable version spec is an error."""
+    from gpulane.errors import KBLoadError
+
+    folder = tmp_path / "kb"
+    shutil.copytree(MINI, folder)
+    (folder / "bad.yaml").write_text("facts:\n  - {id: bad-spec, relation: supports, subject: gpu-a, "
+                                     "object: {layer: toolkit, family: rocm, version: '>>1'}}\n")
+    with pytest.raises(KBLoadError, match="bad-spec"):
+        load_graph(folder)
+
+
+def test_a_warm_find_reads_no_yaml(tmp_path):
+    """A command answered from the cache imports neither the YAML reader nor the checker."""
+    import subprocess
+    import sys
+
+    folder = tmp_path / "kb"
+    shutil.copytree(MINI, folder)
+    code = ("import sys\nfrom gpulane.cli.app import main\nsys.argv = ['gpulane', '--data', sys.argv[1], 'find', "
+            "'gpu where app = AppX']\ntry:\n    main()\nexcept SystemExit:\n    pass\nprint(sorted(m for m in "
+            "('yaml', 'gpulane.loaders.kbfiles', 'gpulane.graph.check') if m in sys.modules), file=sys.stderr)")
+    runs = [subprocess.run([sys.executable, "-c", code, str(folder)], capture_output=True, text=True) for _ in range(2)]
+    cold, warm = (r.stderr.strip().splitlines()[-1] for r in runs)
+    assert runs[0].stdout == runs[1].stdout and runs[1].stdout.strip()
+    assert "yaml" in cold  # the first run read the files
+    assert warm == "[]"

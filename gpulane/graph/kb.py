@@ -340,19 +340,21 @@ class KnowledgeGraph:
     # -- indices -----------------------------------------------------------------
 
     def _index_overrides(self) -> None:
-        """Override workarounds by subject, and the pairs they may open, for propagation."""
+        """Override workarounds by subject (the pairs they may open: see ``positive_pairs``)."""
         self.overrides: dict[str, list[CompiledFact]] = {}
         for cf in self.facts:
             if cf.fact.runs_as and cf.status is Status.workaround and cf.target.ids is not None:
                 for s in cf.subjects:
                     self.overrides.setdefault(s, []).append(cf)
-        # Under an override, any toolkit or build that reaches the target it runs as may reach
-        # the overridden one: optimistic pairs, only ever used to keep values in propagation.
+
+    def _open_override_pairs(self, table: dict[tuple[Layer, Layer], dict[str, set[str]]]) -> None:
+        """Under an override, any toolkit or build that reaches the target it runs as may reach
+        the overridden one: optimistic pairs, only ever used to keep values in propagation."""
         for cfs in self.overrides.values():
             for cf in cfs:
                 for layer in (Layer.toolkit, Layer.framework, Layer.app):
-                    fwd = self.positive_pairs.setdefault((layer, Layer.arch), {})
-                    back = self.positive_pairs.setdefault((Layer.arch, layer), {})
+                    fwd = table.setdefault((layer, Layer.arch), {})
+                    back = table.setdefault((Layer.arch, layer), {})
                     for node, archs in list(fwd.items()):
                         if cf.fact.runs_as in archs:
                             archs.update(cf.target.ids)
@@ -361,49 +363,74 @@ class KnowledgeGraph:
 
     def _index(self) -> None:
         self.by_subject: dict[tuple[str, Layer], list[CompiledFact]] = {}
-        self.by_node: dict[str, list[CompiledFact]] = {}
         for cf in self.facts:
             for s in cf.subjects:
                 self.by_subject.setdefault((s, cf.target.layer), []).append(cf)
-                self.by_node.setdefault(s, []).append(cf)
-            if cf.target.ids is not None:
-                for o in cf.target.ids:
-                    self.by_node.setdefault(o, []).append(cf)
-        # Positive pairs per layer pair, in both directions, for constraint propagation:
-        # with any positive status, and with official ones only.
-        self.positive_pairs: dict[tuple[Layer, Layer], dict[str, set[str]]] = {}
-        self.official_pairs: dict[tuple[Layer, Layer], dict[str, set[str]]] = {}
-        for cf in self.facts:
-            if not cf.positive or cf.target.ids is None:
-                continue
-            tables = [self.positive_pairs]
-            if cf.status in OFFICIAL_POSITIVE:
-                tables.append(self.official_pairs)
-            a, b = cf.subject_layer, cf.target.layer
-            for table in tables:
-                _link(table, a, b, cf.subjects, cf.target.ids)
-        self._link_bundled_toolkits()
 
-    def _link_bundled_toolkits(self) -> None:
+    @property
+    def by_node(self) -> dict[str, list[CompiledFact]]:
+        """Facts by every node they name (subject or object), in file order; made on first use
+        (`show` and records read it, queries do not)."""
+        table = self.__dict__.get("_by_node")
+        if table is None:
+            table = {}
+            for cf in self.facts:
+                for s in cf.subjects:
+                    table.setdefault(s, []).append(cf)
+                if cf.target.ids is not None:
+                    for o in cf.target.ids:
+                        table.setdefault(o, []).append(cf)
+            self.__dict__["_by_node"] = table
+        return table
+
+    @property
+    def positive_pairs(self) -> dict[tuple[Layer, Layer], dict[str, set[str]]]:
+        """Positive pairs per layer pair, in both directions, for constraint propagation: facts
+        of any positive status, bundled toolkits, and the pairs overrides may open. Made on first
+        use (a query propagates over this table or the official one, seldom both)."""
+        table = self.__dict__.get("_positive_pairs")
+        if table is None:
+            table = self._pair_table(None)
+            self._open_override_pairs(table)
+            self.__dict__["_positive_pairs"] = table
+        return table
+
+    @property
+    def official_pairs(self) -> dict[tuple[Layer, Layer], dict[str, set[str]]]:
+        """As ``positive_pairs``, from facts of official positive statuses only (no overrides)."""
+        table = self.__dict__.get("_official_pairs")
+        if table is None:
+            table = self.__dict__["_official_pairs"] = self._pair_table(OFFICIAL_POSITIVE)
+        return table
+
+    def _pair_table(self, statuses) -> dict[tuple[Layer, Layer], dict[str, set[str]]]:
+        table: dict[tuple[Layer, Layer], dict[str, set[str]]] = {}
+        for cf in self.facts:
+            if not cf.positive or cf.target.ids is None or (statuses is not None and cf.status not in statuses):
+                continue
+            _link(table, cf.subject_layer, cf.target.layer, cf.subjects, cf.target.ids)
+        self._link_bundled_toolkits(table, statuses)
+        return table
+
+    def _link_bundled_toolkits(self, table: dict, statuses) -> None:
         """A toolkit an app bundles is judged by the app's arch facts on paths through that
         app (the solver skips the toolkit–arch pair there), so for propagation every such
         toolkit is linked to every arch the app has positive facts for (an optimistic
         superset, as the tables are)."""
-        for table, statuses in ((self.positive_pairs, None), (self.official_pairs, OFFICIAL_POSITIVE)):
-            for app in self.by_layer[Layer.app]:
-                toolkits: set[str] = set()
-                archs: set[str] = set()
-                for cf in self.by_subject.get((app, Layer.toolkit), []):
-                    if cf.fact.relation is Relation.bundles and cf.positive and cf.target.ids is not None \
-                            and (statuses is None or cf.status in statuses):
-                        toolkits |= cf.target.ids
-                if not toolkits:
-                    continue
-                for cf in self.by_subject.get((app, Layer.arch), []):
-                    if cf.positive and cf.target.ids is not None and (statuses is None or cf.status in statuses):
-                        archs |= cf.target.ids
-                for toolkit in toolkits:
-                    _link(table, Layer.toolkit, Layer.arch, (toolkit,), archs)
+        for app in self.by_layer[Layer.app]:
+            toolkits: set[str] = set()
+            archs: set[str] = set()
+            for cf in self.by_subject.get((app, Layer.toolkit), []):
+                if cf.fact.relation is Relation.bundles and cf.positive and cf.target.ids is not None \
+                        and (statuses is None or cf.status in statuses):
+                    toolkits |= cf.target.ids
+            if not toolkits:
+                continue
+            for cf in self.by_subject.get((app, Layer.arch), []):
+                if cf.positive and cf.target.ids is not None and (statuses is None or cf.status in statuses):
+                    archs |= cf.target.ids
+            for toolkit in toolkits:
+                _link(table, Layer.toolkit, Layer.arch, (toolkit,), archs)
 
     @property
     def graph(self):

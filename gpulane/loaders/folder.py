@@ -1,0 +1,89 @@
+"""A knowledge-base folder and the stored form of a loaded one, without reading YAML.
+
+What a warm start needs (which files a folder holds, where the shipped one is, the validated
+models a cache entry holds) lives here, apart from the YAML reader in kbfiles, so that a
+command answered from the cache never imports PyYAML. kbfiles re-exports all of it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Optional
+
+from pydantic import BaseModel, ConfigDict
+
+from gpulane.errors import FileProblem, KBLoadError
+from gpulane.model import Fact, KnowledgeBase, Node, Origin, Source, Step
+
+__all__ = ["MAX_FILE_BYTES", "StoredKB", "default_data_dir", "display_path", "kb_files"]
+
+# The largest shipped file is ~250 KB and loads in well under a second; YAML loads at a few
+# hundred KB a second, so this cap keeps any one file to seconds (16 MB took a minute and 1.4 GB).
+MAX_FILE_BYTES = 2 * 1024 * 1024
+
+
+def default_data_dir() -> Path:
+    """The knowledge base shipped inside the package."""
+    return Path(__file__).resolve().parent.parent / "data"
+
+
+def kb_files(data_dir: Path) -> list[Path]:
+    """The YAML files of a knowledge-base folder, in a stable order.
+
+    Every ``*.yaml`` and ``*.yml`` entry is listed, whatever it is (a dangling symlink, a folder, a
+    ``.yml`` file): the loader reports each one that is not a knowledge-base file, by name, rather
+    than skipping it silently. Raises KBLoadError for a missing folder or one with no ``*.yaml``.
+    """
+    data_dir = Path(data_dir)
+    if not data_dir.is_dir():
+        what = "does not exist" if not data_dir.exists() else "is not a folder"
+        raise KBLoadError([FileProblem(display_path(data_dir), None, f"the knowledge-base folder {what}")])
+    found = sorted(p for p in data_dir.iterdir() if p.suffix in (".yaml", ".yml") and not p.name.startswith("."))
+    if not any(p.suffix == ".yaml" for p in found):
+        raise KBLoadError([FileProblem(display_path(data_dir), None,
+                                       "the knowledge-base folder holds no *.yaml files")])
+    return found
+
+
+def display_path(path: Path) -> str:
+    """A path as short as it can be said: relative to the working directory if inside it."""
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return str(path)
+
+
+class StoredKB(BaseModel):
+    """A KnowledgeBase as the cache stores it: validated models and where each was written."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    files: list[str]
+    sources: list[Source]
+    nodes: list[Node]
+    facts: list[Fact]
+    steps: list[Step] = []
+    # Per kind, one [path, line] per item (aligned with the item list); null where unknown.
+    origins: dict[str, list[Optional[tuple[str, int]]]]
+
+    @classmethod
+    def of(cls, kb: KnowledgeBase) -> "StoredKB":
+        """The stored form of a knowledge base (dump it with exclude_unset=True)."""
+        origins = {kind: [(o.path, o.line) if (o := kb.origins.get((kind, i))) else None
+                          for i in range(len(getattr(kb, kind)))] for kind in _KIND_WORD}
+        return cls(files=kb.files, sources=kb.sources, nodes=kb.nodes, facts=kb.facts, steps=kb.steps,
+                   origins=origins)
+
+    def knowledge_base(self) -> KnowledgeBase:
+        """The KnowledgeBase back, as load_files made it."""
+        kb = KnowledgeBase(sources=self.sources, nodes=self.nodes, facts=self.facts, steps=self.steps,
+                           files=self.files)
+        for kind in _KIND_WORD:
+            for i, where in enumerate(self.origins.get(kind, [])):
+                if where is not None:
+                    kb.origins[(kind, i)] = Origin(where[0], where[1])
+        return kb
+
+
+_KIND_WORD = {"sources": "source", "nodes": "node", "facts": "fact", "steps": "step"}
