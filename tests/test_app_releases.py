@@ -28,7 +28,7 @@ from tests.conftest import TESTS, write_kb
 
 PINNED = INPUTS_DIR
 RELEASE_KINDS = ["ollama-releases", "vllm-releases", "bitsandbytes-releases", "flash-attention-releases",
-                 "xformers-releases"]
+                 "xformers-releases", "llama-cpp-releases", "comfyui-releases"]
 
 
 def ids(kg, text, layer=Layer.app):

@@ -540,7 +540,7 @@ def kb_stats(as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
 
 
 @kb_app.command("import")
-def kb_import(kind: str = typer.Argument(..., help="rocm-matrix, rocm-gpu-specs, rocm-linux-sysreq, hip-sdk-windows, amd-llvm-processors, amd-products, nvidia-products, os-glibc, pytorch-builds, ollama-releases, vllm-releases, bitsandbytes-releases, flash-attention-releases, xformers-releases, rdf"),
+def kb_import(kind: str = typer.Argument(..., help="rocm-matrix, rocm-gpu-specs, rocm-linux-sysreq, hip-sdk-windows, amd-llvm-processors, amd-products, nvidia-products, os-glibc, pytorch-builds, ollama-releases, vllm-releases, bitsandbytes-releases, flash-attention-releases, xformers-releases, llama-cpp-releases, comfyui-releases, rdf"),
               file: Path = typer.Argument(..., help="The vendor file, as published."),
               dry_run: bool = typer.Option(False, "--dry-run", help="Show what would change; write nothing.")):
     """Parse a published vendor file, show what changes, and write the knowledge-base file atomically."""

@@ -20,7 +20,7 @@ SHIPPED_STATEMENTS = [
     'find toolkit where arch = gfx1100 and os = "Ubuntu 24.04"',
     'find framework where gpu = "RTX 4090"',
     'find os where gpu = "RTX 4090" and framework = "torch 2.8.0+cu128"',
-    'find os where gpu = "Radeon PRO W7900" and app = "llama.cpp"',
+    'find os where gpu = "Radeon PRO W7900" and app = "llama.cpp (HIP/ROCm)"',
     'find toolkit where gpu = "RTX 4090" allow community',
 ]
 

@@ -35,9 +35,10 @@ import yaml
 
 from gpulane.model import KBFile, Layer, Node, Source
 
-from . import (amd_llvm_processors, amd_products, bitsandbytes_releases, flash_attention_releases, hip_sdk_windows,
-               nvidia_cuda_drivers, nvidia_legacy_branches, nvidia_products, ollama_releases, os_glibc, pytorch_builds,
-               rocm_gpu_specs, rocm_linux_sysreq, rocm_matrix, vllm_releases, vram_table, xformers_releases)
+from . import (amd_llvm_processors, amd_products, bitsandbytes_releases, comfyui_releases, flash_attention_releases,
+               hip_sdk_windows, llama_cpp_releases, nvidia_cuda_drivers, nvidia_legacy_branches, nvidia_products,
+               ollama_releases, os_glibc, pytorch_builds, rocm_gpu_specs, rocm_linux_sysreq, rocm_matrix,
+               vllm_releases, vram_table, xformers_releases)
 from .common import sort_kernels
 from .errors import ImportFormatError
 
@@ -106,6 +107,10 @@ IMPORTERS: dict[str, Importer] = {
                  (flash_attention_releases.SOURCE,), flash_attention_releases.INPUT, bundled=True),
         Importer("xformers-releases", xformers_releases.parse, "xformers-releases.yaml",
                  (xformers_releases.SOURCE,), xformers_releases.INPUT, bundled=True),
+        Importer("comfyui-releases", comfyui_releases.parse, "comfyui-releases.yaml",
+                 (comfyui_releases.SOURCE,), comfyui_releases.INPUT, bundled=True),
+        Importer("llama-cpp-releases", llama_cpp_releases.parse, "llama-cpp-releases.yaml",
+                 (llama_cpp_releases.SOURCE,), llama_cpp_releases.INPUT, bundled=True),
     )
 }
 
