@@ -15,7 +15,8 @@ files at that tag, the GPU build lists and the documented support lists:
   the amd64 image) with their CUDA versions;
 - docs/gpu.md(x): the LLVM targets "known supported on linux", the NVIDIA compute
   capability floor and whether it documents the Vulkan backend;
-- whether the tag builds a Vulkan backend (a Vulkan preset built by the Dockerfile).
+- whether the tag builds a Vulkan backend (a Vulkan preset built by the Dockerfile);
+- docs/gpu.md(x) "Windows Support": the AMD cards of its table and the sentence before it.
 """
 
 from __future__ import annotations
@@ -170,7 +171,24 @@ def scan(repo: str, tag: str) -> dict:
     row["doc_nvidia_cc_floor"] = m.group(1) if m else None
     row["doc_vulkan"] = ("experimental" if re.search(r"Vulkan is currently an Experimental", doc or "")
                          else ("default" if re.search(r"Vulkan is enabled by default", doc or "") else None))
+    row["doc_windows_cards"], row["doc_windows_statement"] = windows_cards(doc or "")
     return row
+
+
+def windows_cards(doc: str) -> tuple[list[list[str]], str | None]:
+    """The AMD "Windows Support" table of the docs: [family, card] pairs as written, and the
+    sentence before the table."""
+    m = re.search(r"^### Windows Support\s*\n(.*?)(?=^#)", doc, re.M | re.S)
+    if not m:
+        return [], None
+    body = m.group(1)
+    statement = next((line.strip() for line in body.splitlines() if line.strip() and not line.startswith("|")), None)
+    cards = []
+    for line in body.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 2 and cells[0].startswith("AMD"):
+            cards += [[cells[0], card] for card in re.findall(r"`([^`]+)`", cells[1])]
+    return cards, statement
 
 
 def main() -> None:

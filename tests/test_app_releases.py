@@ -204,3 +204,25 @@ def test_radeon_780m_on_windows(shipped):
     plan = run.compile_query(shipped, 'find app where gpu = "Radeon 780M" and os = "Windows 11" allow unknown')
     found = {a for answer in run.find(shipped, plan).answers for a in answer[0]}
     assert "ollama-0.32.15-vulkan" in found
+
+
+def test_radeon_780m_through_ollama_rocm_on_windows(shipped):
+    # docs/gpu.mdx "Windows Support" (v0.2.8 on) lists discrete Radeon RX / PRO cards only; the
+    # Windows ROCm build (llama/server/CMakePresets.json rocm_v7_1_windows) compiles gfx1103 in
+    # v0.30.0-v0.31.1 and not in v0.31.2. The 780M is in no Windows list: not supported, whatever
+    # the build; a listed card with a built target is supported.
+    for version in ("0.12.3", "0.30.0", "0.31.2"):
+        answer = _explain(shipped, f'explain gpu = "Radeon 780M", app = "Ollama {version} (ROCm)", os = "Windows 11"')
+        assert answer.verdict == "not_supported", version
+        assert any((b.edge.upper, b.edge.lower) == (Layer.app, Layer.gpu) for b in answer.breaks), version
+    built = _explain(shipped, 'explain gpu = "Radeon 780M", app = "Ollama 0.30.0 (ROCm)", os = "Windows 11"')
+    assert not any((b.edge.upper, b.edge.lower) == (Layer.app, Layer.arch) for b in built.breaks)
+    dropped = _explain(shipped, 'explain gpu = "Radeon 780M", app = "Ollama 0.31.2 (ROCm)", os = "Windows 11"')
+    assert any((b.edge.upper, b.edge.lower) == (Layer.app, Layer.arch) for b in dropped.breaks)
+    listed = _explain(shipped, 'explain gpu = "RX 7900 XTX", app = "Ollama 0.12.3 (ROCm)", os = "Windows 11"')
+    assert listed.verdict == "supported"
+    # Only the Vulkan releases (unknown: the docs name no GPU for Vulkan) reach it, with unknowns allowed.
+    plan = run.compile_query(shipped, 'find app where gpu = "Radeon 780M" and os = "Windows 11" allow unknown')
+    ollama = {a for answer in run.find(shipped, plan).answers for a in answer[0] if a.startswith("ollama-0.")}
+    assert "ollama-0.32.15-vulkan" in ollama
+    assert not {a for a in ollama if a.endswith("-rocm") and tuple(map(int, a.split("-")[1].split("."))) >= (0, 2, 8)}

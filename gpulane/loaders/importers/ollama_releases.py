@@ -24,7 +24,11 @@ Facts (each a range over the releases that say the same, cited at the first of t
   architecture edge stays unknown);
 * ``bundles`` — the ROCm release the Linux image is built from, the CUDA releases of
   the shipped Linux CUDA builds;
-* ``runs_on`` — Linux for every backend, Windows where the tag builds Windows binaries.
+* ``runs_on`` — Linux for every backend, Windows where the tag builds Windows binaries;
+* Windows ROCm (from v0.2.8, where the docs have a "Windows Support" card table): ``supports``
+  the listed cards (complete over AMD GPUs), ``ships_kernels_for`` the Windows build's
+  targets, ``runs_on`` Windows and ``bundles`` the HIP SDK line the build installs (where the
+  knowledge base has a node of that line).
 """
 
 from __future__ import annotations
@@ -70,6 +74,31 @@ def cuda_targets(archs: list[str]) -> list[str]:
 # at 11.4): a bundles fact naming only it would rule out every toolkit, so none is written
 # and the app-toolkit edge of those releases stays unknown.
 _NO_TOOLKIT_NODE = {("cuda", "11.3")}
+
+
+# The Windows ROCm facts were added (and their sources read again) later than the rest.
+REVIEWED_WINDOWS = __import__("datetime").date(2026, 12, 1)
+# HIP SDK for Windows lines that have a toolkit node (hip-sdk-windows.yaml: 6.0.0, 6.1.1, 6.2, 6.4.2, 7.2).
+_HIP_SDK_NODES = {"6.0", "6.1", "6.2", "6.4", "7.2"}
+# Cards of the docs' Windows table that name no card (checked by kb check through `unmatched`).
+_NOT_A_CARD = {"RX 6900 XTX"}
+
+
+def windows_gpus(cards: tuple[tuple[str, str], ...]) -> tuple[list[str], list[str], list[str]]:
+    """The docs' Windows card table ("AMD Radeon RX", "7900 XTX") → GPU node ids, the names as
+    listed ("RX 7900 XTX", "Radeon PRO W7900"), and the names that are no card."""
+    ids, listed, unmatched = [], [], []
+    for family, card in cards:
+        brand = "RX" if family.endswith("RX") else "Radeon PRO" if family.endswith("PRO") else family.removeprefix("AMD ")
+        name = f"{brand} {card}"
+        if name in _NOT_A_CARD:
+            unmatched.append(name)
+            continue
+        spaced = re.sub(r"^(\d+)(?=[A-Z])", r"\1 ", card) if brand == "RX" else card  # "6900XT" is the RX 6900 XT
+        prefix = "radeon-rx" if brand == "RX" else "radeon-pro" if brand == "Radeon PRO" else re.sub(r"\W+", "-", brand.lower())
+        ids.append(f"{prefix}-{re.sub(r'[^a-z0-9]+', '-', spaced.lower()).strip('-')}")
+        listed.append(name)
+    return ids, listed, unmatched
 
 
 def minor_line(v: str) -> str:
@@ -153,10 +182,47 @@ def parse(path: Path) -> KBFile:
             "Dockerfile", "ROCm version argument of the Linux image build",
             when={Layer.os: Selector(layer=Layer.os, platform="linux")},
             note=f"The image is built from ROCm {run.value}; any ROCm {minor_line(run.value)} node stands for it.")
-    # ROCm on Windows: the scan holds the Windows build lists, but the docs state Windows support
-    # only as a card list (no LLVM targets), so a build list there would read "compiled for" as
-    # "supported"; neither is loaded (kb check refuses a build list outside every support
-    # statement's scope).
+    # ROCm on Windows: the docs' "Windows Support" card list (from v0.2.8) is the support
+    # statement, complete over AMD GPUs as the versionless node reads it; beside it the Windows
+    # build list says what the release was compiled for. Before v0.2.8 the docs state nothing for
+    # Windows, so the build lists of those releases are not loaded (a build list alone would read
+    # "compiled for" as "supported"; kb check refuses it outside every statement's scope).
+    def windows_doc(r: dict):
+        cards = tuple(map(tuple, r.get("doc_windows_cards") or ()))
+        return (cards, r.get("doc_windows_statement")) if cards else None
+    for run in runs(rows, windows_doc):
+        ids, listed, unmatched = windows_gpus(run.value[0])
+        add(run, rows, "ollama-rocm-windows-docs", Relation.supports, sel(run, "rocm"), ids,
+            run.first["doc"], "AMD Radeon: Windows Support (card table)",
+            when={Layer.os: Selector(layer=Layer.os, platform="windows"),
+                  Layer.arch: Selector(layer=Layer.arch, vendor="amd")},
+            exhaustive=True, domain=Selector(layer=Layer.gpu, vendor="amd"), listed=listed, unmatched=unmatched,
+            caveat=run.value[1], reviewed=REVIEWED_WINDOWS,
+            note="The table names cards without the brand; `listed` gives each as a full name. "
+                 + (f"{', '.join(unmatched)}: no such card in the catalogue (the RX 6900 XT is listed separately). "
+                    if unmatched else ""))
+    documented_windows = [r for r in rows if r.get("doc_windows_cards")]
+    for run in runs(documented_windows, lambda r: tuple(r.get("rocm_targets_windows") or ())):
+        add(run, documented_windows, "ollama-rocm-windows-build", Relation.ships_kernels_for,
+            sel(run, "rocm", documented_windows), run.value, run.first["files"]["windows"],
+            "AMD GPU targets of the Windows ROCm build",
+            when={Layer.os: Selector(layer=Layer.os, platform="windows")}, exhaustive=True,
+            domain=Selector(layer=Layer.arch, vendor="amd"),
+            reviewed=REVIEWED_WINDOWS,
+            note="What the Windows ROCm runner was compiled for; the docs' Windows card table is the support "
+                 "statement.")
+    for run in runs(documented_windows, lambda r: r["files"]["windows"] if r.get("rocm_targets_windows") else None):
+        add(run, documented_windows, "ollama-rocm-os-windows", Relation.runs_on, sel(run, "rocm", documented_windows),
+            Selector(layer=Layer.os, platform="windows"), run.value, "Windows ROCm build", reviewed=REVIEWED_WINDOWS)
+    for run in runs(documented_windows, lambda r: r.get("hip_sdk_windows") if r.get("rocm_targets_windows") else None):
+        if minor_line(run.value) not in _HIP_SDK_NODES:
+            continue  # no HIP SDK node of that line (7.1): the app-toolkit edge stays unknown
+        add(run, documented_windows, "ollama-rocm-windows-bundles", Relation.bundles, sel(run, "rocm", documented_windows),
+            Selector(layer=Layer.toolkit, family="hip-sdk", version=f"=={minor_line(run.value)}.*"),
+            ".github/workflows/release.yaml", "Windows build: rocm-version of the HIP SDK it installs",
+            when={Layer.os: Selector(layer=Layer.os, platform="windows")}, reviewed=REVIEWED_WINDOWS,
+            note=f"The Windows ROCm runner is built with HIP SDK {run.value} and ships its libraries; the HIP SDK "
+                 f"{minor_line(run.value)} node stands for it.")
     # CUDA, Linux builds and docs.
     for run in runs(rows, lambda r: tuple(cuda_targets([a for c in r.get("cuda_linux") or () for a in c["archs"]]))):
         add(run, rows, "ollama-cuda-linux-build", Relation.ships_kernels_for, sel(run, "cuda"), run.value,
