@@ -197,8 +197,9 @@ def parse(path: Path) -> KBFile:
             when={Layer.os: Selector(layer=Layer.os, platform="windows"),
                   Layer.arch: Selector(layer=Layer.arch, vendor="amd")},
             exhaustive=True, domain=Selector(layer=Layer.gpu, vendor="amd"), listed=listed, unmatched=unmatched,
-            caveat=run.value[1], reviewed=REVIEWED_WINDOWS,
-            note="The table names cards without the brand; `listed` gives each as a full name. "
+            reviewed=REVIEWED_WINDOWS,
+            note=(f"The docs: \"{run.value[1]}\" " if run.value[1] else "")
+                 + "The table names cards without the brand; `listed` gives each as a full name. "
                  + (f"{', '.join(unmatched)}: no such card in the catalogue (the RX 6900 XT is listed separately). "
                     if unmatched else ""))
     documented_windows = [r for r in rows if r.get("doc_windows_cards")]
