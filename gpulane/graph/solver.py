@@ -15,7 +15,6 @@ confirmed by a strict evaluation of the complete path.
 from __future__ import annotations
 
 import time
-from collections import deque
 from dataclasses import dataclass, field
 from itertools import product
 from typing import Iterator
@@ -42,6 +41,7 @@ REQUIRED_PAIRS: tuple[tuple[Layer, Layer], ...] = (
     (Layer.app, Layer.os),
 )
 _RANK = {layer: i for i, layer in enumerate(LAYER_ORDER)}
+_PAIR_RANK = {pair: i for i, pair in enumerate(REQUIRED_PAIRS)}
 # Edge and path verdicts a lenient search accepts (missing or partial evidence, no "no").
 _LENIENT_VERDICTS = ("unknown", "builds_only")
 _VENDOR_NAMES = {"amd": "AMD", "nvidia": "NVIDIA", "intel": "Intel"}
@@ -435,25 +435,41 @@ class Solver:
             if ids is not None:
                 values = list(ids)
             else:
-                # Every path starts at a GPU, so a CPU-only build is never a candidate; it is
-                # answered only when the question names it (and then fails at framework -> arch).
-                values = [v for v in kg.by_layer[layer] if kg.nodes[v].backend != "cpu"]
+                values = None
             out[layer] = values
         for layer, values in out.items():
-            for v in values:
+            for v in (values if values is not None else self._declaring_in(layer)):
                 node = kg.nodes.get(v)
                 if node is not None:
                     for skipped, kind in node.layers.items():
                         declared.setdefault(skipped, set()).add(NOT_USED if kind == "not_used" else BUNDLED)
-        for layer, pseudo in declared.items():
-            if layer in out and layer not in problem.pins:
-                out[layer].extend(sorted(pseudo))
-        for layer in out:
-            out[layer] = self._order(layer, out[layer])
+        for layer, values in out.items():
+            if values is None:
+                # Every value of the layer, in the solver's order, then the declared pseudo values
+                # (which `_order` puts last, by name).
+                out[layer] = self._ordered_layer(layer) + sorted(declared.get(layer, ()))
+            else:
+                out[layer] = self._order(layer, values)
         # Strict searches propagate (which covers the pins); lenient ones cannot, so they filter here.
         if against_pins is None:
             against_pins = problem.lenient
         return self._against_pins(problem, out) if against_pins else out
+
+    def _ordered_layer(self, layer: Layer) -> list[str]:
+        """A layer's candidate nodes in the solver's order, computed once per solver. Every path
+        starts at a GPU, so a CPU-only build is never a candidate; it is answered only when the
+        question names it (and then fails at framework -> arch)."""
+        cache = self.__dict__.setdefault("_ordered_layers", {})
+        found = cache.get(layer)
+        if found is None:
+            kg = self.kg
+            found = cache[layer] = self._order(layer, [v for v in kg.by_layer[layer] if kg.nodes[v].backend != "cpu"])
+        return list(found)
+
+    def _declaring_in(self, layer: Layer) -> list[str]:
+        """The candidate nodes of a layer that declare another layer unused or bundled."""
+        declaring = self._declaring_nodes()
+        return [v for v in self.kg.by_layer[layer] if v in declaring and self.kg.nodes[v].backend != "cpu"]
 
     def _against_pins(self, problem: Problem, doms: dict[Layer, list[str]]) -> dict[Layer, list[str]]:
         """Drop values that an applicable fact rules out against every pinned value of another
@@ -542,27 +558,69 @@ class Solver:
         for pair in pairs:
             for layer in pair:
                 touching.setdefault(layer, []).append(pair)
-        queue = deque(p for p in pairs if changed is None or p[0] in changed or p[1] in changed)
-        queued = set(queue)
-        while queue:
-            upper, lower = pair = queue.popleft()
+        # The fixpoint does not depend on the order in which pairs are revised (each revision
+        # only removes values, monotonically), the cost does: the pair with the smallest domain
+        # goes first, so pinned layers narrow their neighbours before the large pairs
+        # (GPU–architecture, build–toolkit) are scanned, and those are scanned already small.
+        queued = {p for p in pairs if changed is None or p[0] in changed or p[1] in changed}
+        while queued:
+            upper, lower = pair = min(queued, key=lambda p: (min(len(doms[p[0]]), len(doms[p[1]])),
+                                                             len(doms[p[0]]) + len(doms[p[1]]), _PAIR_RANK[p]))
             queued.discard(pair)
-            lowers = set(doms[lower])
-            keep_upper = [x for x in doms[upper] if self._has_support(upper, x, lower, lowers, table)]
-            uppers = set(keep_upper)
-            any_pseudo_upper = any(is_pseudo(x) for x in keep_upper)
-            keep_lower = [y for y in doms[lower]
-                          if self._has_support_rev(upper, uppers, any_pseudo_upper, lower, y, table)]
+            keep_upper, keep_lower = self._revise(upper, lower, doms[upper], doms[lower], table)
             shrunk = [l for l, keep in ((upper, keep_upper), (lower, keep_lower)) if len(keep) != len(doms[l])]
             doms[upper], doms[lower] = keep_upper, keep_lower
             if not keep_upper or not keep_lower:
                 return doms
             for layer in shrunk:
                 for other in touching[layer]:
-                    if other != pair and other not in queued:
-                        queue.append(other)
+                    if other != pair:
                         queued.add(other)
         return doms
+
+    def _revise(self, upper: Layer, lower: Layer, uppers: list[str], lowers: list[str],
+                table) -> tuple[list[str], list[str]]:
+        """One arc revision: the values of each side with support on the other (upper side
+        first, then the lower side against what the upper keeps). The same rules as
+        `_has_support` / `_has_support_rev`, inlined with set tests, since propagation runs
+        them over whole layers."""
+        nodes = self.kg.nodes
+        declaring = self._declaring_nodes()
+        fwd, back = table.get((upper, lower), {}), table.get((lower, upper), {})
+        lower_set = set(lowers)
+        keep_upper = []
+        for x in uppers:
+            if x[:1] == "~":
+                keep_upper.append(x)
+            elif x in declaring and lower in nodes[x].layers:
+                if _pseudo_for(nodes[x].layers[lower]) in lower_set:
+                    keep_upper.append(x)
+            else:
+                linked = fwd.get(x)
+                if linked and not linked.isdisjoint(lower_set):
+                    keep_upper.append(x)
+        upper_set = set(keep_upper)
+        if any(x[:1] == "~" for x in keep_upper):
+            # A pseudo value above supports every value below (as in `_has_support_rev`).
+            return keep_upper, list(lowers)
+        declared = {_pseudo_for(nodes[x].layers[lower]) for x in upper_set & declaring if lower in nodes[x].layers}
+        keep_lower = []
+        for y in lowers:
+            if y[:1] == "~":
+                if y in declared:
+                    keep_lower.append(y)
+            else:
+                linked = back.get(y)
+                if linked and not linked.isdisjoint(upper_set):
+                    keep_lower.append(y)
+        return keep_upper, keep_lower
+
+    def _declaring_nodes(self) -> frozenset[str]:
+        """Nodes that declare a layer unused or bundled (node.layers)."""
+        found = getattr(self, "_declaring", None)
+        if found is None:
+            found = self._declaring = frozenset(k for k, n in self.kg.nodes.items() if n.layers)
+        return found
 
     def _has_support(self, upper: Layer, x: str, lower: Layer, lowers: set[str], table) -> bool:
         if is_pseudo(x):
@@ -1021,11 +1079,112 @@ class Solver:
         return None if any(not v for v in base.values()) else base
 
     def witness(self, problem: Problem, project: list[Layer], base: dict[Layer, list[str]], combo: tuple[str, ...],
-                deadline: float | None = None) -> Path | None:
+                deadline: float | None = None, classes: dict | None = None) -> Path | None:
         """The witness `find` gives for one value per projected layer (None: no supported path).
 
         `base` comes from `find_domains`; callers that want only some answers, in their own
-        order, call this per candidate instead of `find`."""
+        order, call this per candidate instead of `find`. `classes` (a dict the caller keeps for
+        one problem and one `base`) lets candidates that no fact tells apart share one search
+        (see `_gpu_class`): a later member gets the first member's outcome, its witness
+        re-evaluated with its own node (and searched for in full should that ever fail)."""
+        key = None
+        if classes is not None and not problem.lenient:
+            on_path = classes.get(None)
+            if on_path is None:
+                # Only facts about a node that can be on a path are ever weighed.
+                on_path = classes[None] = frozenset(v for values in base.values() for v in values)
+            key = self._combo_class(project, combo, on_path)
+            if key in classes:
+                first = classes[key]
+                if first is None:
+                    return None
+                values = dict(first.values)
+                values.update(zip(project, combo))
+                path = self.evaluate(values, problem)
+                if path.verdict == "supported":
+                    return path
+                key = None  # not the same after all: search for this candidate on its own
+        path = self._witness(problem, project, base, combo, deadline)
+        # A search the clock cut proves nothing, so its outcome is not shared.
+        if key is not None and (path is not None or deadline is None or time.perf_counter() <= deadline):
+            classes[key] = path
+        return path
+
+    def _combo_class(self, project: list[Layer], combo: tuple[str, ...], on_path: frozenset[str]) -> tuple:
+        """A combination with each GPU replaced by its class (`_gpu_class`) among the facts whose
+        subject can be on a path (`on_path`: every value of the search's domains); the search
+        never weighs a fact about any other node."""
+        key = []
+        for layer, c in zip(project, combo):
+            if layer is Layer.gpu:
+                own, named = self._gpu_class(c)
+                if own[0] == "class":
+                    c = (own, tuple(how for cf, how in named if not cf.subjects.isdisjoint(on_path)))
+            key.append(c)
+        return tuple(key)
+
+    def _gpu_class(self, gpu: str) -> tuple[tuple, tuple[tuple[CompiledFact, tuple], ...]]:
+        """GPUs that no fact and no attribute the search reads tells apart get the same key.
+
+        The search reads of a GPU: its vendor (vendor mismatches), its declared layers, the
+        facts whose subject it is, and the facts that name it (object, `when`, `domain`). Two
+        GPUs are interchangeable when their own facts are all plain unconditional `has_arch`
+        facts with equal content, and every other fact that can be weighed names both or
+        neither: every table, verdict and search step is then the same with one swapped for the
+        other. Returns (key of the GPU alone, the other facts that name it, each with how it
+        names it: as a subject, in the object, in which `when` condition, in the domain); a GPU
+        with any other kind of own fact is its own class ("node", id)."""
+        memo = self.__dict__.setdefault("_gpu_classes", {})
+        found = memo.get(gpu)
+        if found is not None:
+            return found
+        kg = self.kg
+        node = kg.nodes.get(gpu)
+        own, named = [], {cf.index: cf for cf in self._gpu_conditions().get(gpu, ())}
+        # (`named` is completed from by_node: facts with the GPU as a subject or in the object.)
+        plain = node is not None and not node.layers
+        for cf in kg.by_node.get(gpu, ()) if plain else ():
+            if cf.subjects == {gpu}:
+                f = cf.fact
+                if f.relation.value != "has_arch" or cf.when or cf.domain is not None or f.runs_as or f.kernels \
+                        or cf.target.ids is None:
+                    plain = False
+                    break
+                own.append((cf.status.value, cf.target.ids, f.caveat, cf.names_known, cf.exhaustive))
+            else:
+                named[cf.index] = cf
+        if plain:
+            how = []
+            for i in sorted(named):
+                cf = named[i]
+                role = (i, gpu in cf.subjects, gpu in (cf.target.ids or ()),
+                        tuple(j for j, cond in enumerate(cf.when) if gpu in (cond.ids or ())),
+                        cf.domain is not None and gpu in (cf.domain.ids or ()))
+                how.append((cf, role))
+            found = (("class", kg.compute_vendor(gpu), node.vendor, node.backend, tuple(sorted(own, key=repr))),
+                     tuple(how))
+        else:
+            found = (("node", gpu), ())
+        memo[gpu] = found
+        return found
+
+    def _gpu_conditions(self) -> dict[str, list[CompiledFact]]:
+        """GPU id → the facts whose `when` or `domain` names it (computed once per solver)."""
+        found = getattr(self, "_gpu_named_by_condition", None)
+        if found is None:
+            found = {}
+            for cf in self.kg.facts:
+                if not cf.when and cf.domain is None:
+                    continue
+                for cond in (*cf.when, cf.domain):
+                    if cond is not None and cond.layer is Layer.gpu and cond.ids:
+                        for g in cond.ids:
+                            found.setdefault(g, []).append(cf)
+            self._gpu_named_by_condition = found
+        return found
+
+    def _witness(self, problem: Problem, project: list[Layer], base: dict[Layer, list[str]], combo: tuple[str, ...],
+                 deadline: float | None = None) -> Path | None:
         among = [(u, l) for i, u in enumerate(project) for l in project[i + 1:]]
         among = [(u, l) if _RANK[u] > _RANK[l] else (l, u) for u, l in among]
         # A cheap look at the candidate alone (its own edges, the pinned driver) first.
@@ -1057,12 +1216,13 @@ class Solver:
         if base is None:
             return []
         answers = []
+        classes: dict = {}
         for combo in product(*(base[l] for l in project)):
             if any(is_pseudo(c) for c in combo):
                 continue
             if deadline is not None and time.perf_counter() > deadline:
                 break
-            witness = self.witness(problem, project, base, combo, deadline)
+            witness = self.witness(problem, project, base, combo, deadline, classes)
             if witness is not None:
                 answers.append((combo, witness))
                 if limit is not None and len(answers) >= limit:

@@ -132,6 +132,7 @@ def _try_change(kg: KnowledgeGraph, plan: Plan, layers: tuple[Layer, ...],
         return all(len(seen) >= MAX_ALTERNATIVES for seen in groups[key][1])
 
     cut = False
+    classes: dict = {}  # candidates no fact tells apart share one search (Solver.witness)
     for combo in candidates:
         if time.perf_counter() > deadline:
             cut = True
@@ -145,7 +146,7 @@ def _try_change(kg: KnowledgeGraph, plan: Plan, layers: tuple[Layer, ...],
                 continue
         elif predicted is not None and predicted in groups and full(predicted):
             continue
-        path = solver.witness(freed, project, base, combo, deadline)
+        path = solver.witness(freed, project, base, combo, deadline, classes)
         if path is None:
             if time.perf_counter() > deadline:
                 cut = True

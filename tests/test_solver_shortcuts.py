@@ -1,0 +1,178 @@
+"""The solver's shortcuts change only how fast an answer comes, never the answer.
+
+`ReferenceSolver` keeps the plain algorithms the shortcuts replace (arc consistency revised in a
+fixed order by one support test per value; one witness search per candidate, no sharing between
+candidates that no fact tells apart). Every answer the shipped knowledge base's find cases and
+scenarios give, and those of synthetic knowledge bases, must be identical with both solvers:
+the answers, the witness paths with every edge verdict and cited fact, explain's breaks and
+fix's groups."""
+
+from __future__ import annotations
+
+from collections import deque
+from contextlib import contextmanager
+
+import pytest
+import yaml
+
+from gpulane.cli.render import find_json
+from gpulane.cli.render_explain import explain_json, fix_json
+from gpulane.graph.kb import KnowledgeGraph
+from gpulane.graph.solver import REQUIRED_PAIRS, Problem, Solver
+from gpulane.graph.synthetic import generate
+from gpulane.model import OFFICIAL_POSITIVE, Layer
+from gpulane.queries import run
+from gpulane.queries.explain import EXPLAIN_BUDGET_S, explain
+from gpulane.queries.fix import FIX_BUDGET_S, fix
+from tests.conftest import TESTS, graph_for
+
+FIND = yaml.safe_load((TESTS / "queries" / "find_cases.yaml").read_text())
+SCENARIOS = yaml.safe_load((TESTS / "scenarios" / "scenarios.yaml").read_text())
+# Generous budgets: a clock must never cut either solver's searches here.
+UNHURRIED = 15
+
+
+class ReferenceSolver(Solver):
+    """The solver without its shortcuts."""
+
+    def propagate(self, problem: Problem, domains, changed=None):
+        table = self.kg.positive_pairs if (problem.allow - OFFICIAL_POSITIVE) else self.kg.official_pairs
+        pairs = [(u, l) for (u, l) in REQUIRED_PAIRS if u in domains and l in domains
+                 and (u, l) != (Layer.toolkit, Layer.os)]
+        doms = {k: list(v) for k, v in domains.items()}
+        touching: dict = {}
+        for pair in pairs:
+            for layer in pair:
+                touching.setdefault(layer, []).append(pair)
+        queue = deque(p for p in pairs if changed is None or p[0] in changed or p[1] in changed)
+        queued = set(queue)
+        while queue:
+            upper, lower = pair = queue.popleft()
+            queued.discard(pair)
+            lowers = set(doms[lower])
+            keep_upper = [x for x in doms[upper] if self._has_support(upper, x, lower, lowers, table)]
+            uppers = set(keep_upper)
+            any_pseudo_upper = any(x.startswith("~") for x in keep_upper)
+            keep_lower = [y for y in doms[lower]
+                          if self._has_support_rev(upper, uppers, any_pseudo_upper, lower, y, table)]
+            shrunk = [l for l, keep in ((upper, keep_upper), (lower, keep_lower)) if len(keep) != len(doms[l])]
+            doms[upper], doms[lower] = keep_upper, keep_lower
+            if not keep_upper or not keep_lower:
+                return doms
+            for layer in shrunk:
+                for other in touching[layer]:
+                    if other != pair and other not in queued:
+                        queue.append(other)
+                        queued.add(other)
+        return doms
+
+    def witness(self, problem, project, base, combo, deadline=None, classes=None):
+        return super().witness(problem, project, base, combo, deadline, None)
+
+
+@contextmanager
+def solver(kg: KnowledgeGraph, cls):
+    """Run the queries of the block on `kg` with a fresh solver of class `cls`."""
+    before = getattr(kg, "_solver", None)
+    kg._solver = cls(kg)
+    try:
+        yield kg._solver
+    finally:
+        kg._solver = before
+
+
+def _path(path) -> list | None:
+    if path is None:
+        return None
+    return [list(path.values.items()), [(e.upper, e.lower, e.upper_node, e.lower_node, e.verdict, e.kind,
+                                         [cf.id for cf in e.facts], e.detail) for e in path.edges],
+            [cf.id for cf in path.driver_facts], str(path.driver_range)]
+
+
+def _answer(kg: KnowledgeGraph, statement: str):
+    plan = run.compile_query(kg, statement)
+    verb = plan.statement.verb
+    if verb == "find":
+        result = run.find(kg, plan)
+        return find_json(kg, result), [(combo, _path(p)) for combo, p in result.answers], result.empty_reason
+    if verb == "fix":
+        fixed = fix(kg, plan, budget_s=FIX_BUDGET_S * UNHURRIED)
+        return fix_json(kg, fixed), fixed.complete, [(f.changes, _path(f.path)) for f in fixed.fixes]
+    explained = explain(kg, plan, budget_s=EXPLAIN_BUDGET_S * UNHURRIED)
+    return explain_json(kg, explained), explained.complete, _path(explained.path)
+
+
+def _same_answers(kg: KnowledgeGraph, statements: list[str]) -> None:
+    with solver(kg, ReferenceSolver):
+        expected = [_answer(kg, s) for s in statements]
+    with solver(kg, Solver):
+        got = [_answer(kg, s) for s in statements]
+    for statement, want, have in zip(statements, expected, got):
+        assert have == want, statement
+
+
+def _fixpoint(doms):
+    """Propagated domains; None where some layer emptied (the search then stops, and what the
+    other layers hold at that moment depends on the order of revisions, which is not an answer)."""
+    return None if any(not v for v in doms.values()) else doms
+
+
+def _propagations(kg: KnowledgeGraph, statements: list[str]) -> None:
+    reference, fast = ReferenceSolver(kg), Solver(kg)
+    for statement in statements:
+        problem = run.compile_query(kg, statement).problem
+        doms = fast.domains(problem)
+        assert doms == reference.domains(problem), statement
+        base = _fixpoint(reference.propagate(problem, doms))
+        assert _fixpoint(fast.propagate(problem, doms)) == base, statement
+        if base is None:
+            continue
+        # Re-propagation after one layer is narrowed to a single value (what a witness search does).
+        for layer in (Layer.gpu, Layer.arch, Layer.toolkit):
+            for value in base.get(layer, [])[:4]:
+                narrowed = {**base, layer: [value]}
+                assert _fixpoint(fast.propagate(problem, narrowed, changed={layer})) == \
+                    _fixpoint(reference.propagate(problem, narrowed, changed={layer})), (statement, value)
+
+
+def _synthetic_statements(kg: KnowledgeGraph) -> list[str]:
+    gpus = sorted(kg.by_layer[Layer.gpu])[:6]
+    out = ["find gpu where vendor = AMD and app = app-0 and os = os-0", "find gpu where app = app-0 and os = os-0",
+           "find gpu where app = app-1", "find gpu where app = app-2 and os = os-1",
+           "find toolkit where app = app-0 and os = os-0", "find gpu, os where app = app-4",
+           "find gpu where app = app-0 and os = os-0 and driver = 500", "find framework where gpu = gpu-0 and os = os-0"]
+    for i, g in enumerate(gpus):
+        out += [f"explain gpu = {g}, app = app-{i % 4}, os = os-{i % 3}", f"fix gpu = {g}, app = app-{i % 4}, os = os-{i % 3}"]
+    return out
+
+
+SHIPPED_FINDS = [c for c in FIND if c["kb"] == "shipped"]
+
+
+def test_propagation_is_the_reference_fixpoint_on_the_shipped_kb(shipped):
+    _propagations(shipped, [c["query"] for c in SHIPPED_FINDS])
+
+
+def test_shipped_find_cases_answer_as_the_reference(shipped, mini):
+    for kb in ("shipped", "mini"):
+        _same_answers(graph_for(kb, shipped, mini), [c["query"] for c in FIND if c["kb"] == kb])
+
+
+def test_shipped_fix_scenarios_answer_as_the_reference(shipped):
+    # fix explains first, then solves one candidate after another: where a GPU changes,
+    # candidates share searches. The scenarios that pin a GPU and a toolkit or ask for a fix.
+    statements = []
+    for case in SCENARIOS:
+        verb, rest = case["statement"].split(" ", 1)
+        if case["kb"] == "shipped" and verb in ("fix", "explain") and "gpu" in rest and \
+                (verb == "fix" or "toolkit" in rest):
+            statements.append("fix " + rest)
+    _same_answers(shipped, statements)
+
+
+@pytest.mark.parametrize("n,seed", [(1000, 0), (2500, 1)])
+def test_synthetic_answers_as_the_reference(n, seed):
+    kg = KnowledgeGraph(generate(n, seed=seed))
+    statements = _synthetic_statements(kg)
+    _propagations(kg, [s for s in statements if s.startswith("find")])
+    _same_answers(kg, statements)
