@@ -1,11 +1,15 @@
 """The solver's shortcuts change only how fast an answer comes, never the answer.
 
-`ReferenceSolver` keeps the plain algorithms the shortcuts replace (arc consistency revised in a
-fixed order by one support test per value; one witness search per candidate, no sharing between
-candidates that no fact tells apart). Every answer the shipped knowledge base's find cases and
-scenarios give, and those of synthetic knowledge bases, must be identical with both solvers:
-the answers, the witness paths with every edge verdict and cited fact, explain's breaks and
-fix's groups."""
+`ReferenceSolver` keeps the plain algorithms the shortcuts replace: pair verdicts remembered
+only by the path values their conditions read (not also by which conditions hold), and weighed
+even where no fact speaks; arc consistency revised in a fixed order by one support test per
+value; one witness search per candidate (no sharing between candidates that no fact tells
+apart); every candidate value through the forward check; every value scored by `closest`;
+every pair against the pins and in a lenient forward check weighed by its verdict (no "surely
+no" from declared layers, vendors or complete unconditional lists, no "surely not no" where
+neither node's facts can say no). Every answer of the find cases and scenarios and of synthetic
+knowledge bases must be identical with both solvers: the answers, the witness paths with every
+edge verdict and cited fact, explain's breaks and fix's groups."""
 
 from __future__ import annotations
 
@@ -66,8 +70,35 @@ class ReferenceSolver(Solver):
                         queued.add(other)
         return doms
 
+    def edge(self, upper, a, lower, b, values, allow, driver=None, partial=False, required=True, kernel=None):
+        # Conditional pairs remembered only by the path values their conditions read; no
+        # short cut for pairs no fact speaks about.
+        if (upper, lower) != (Layer.toolkit, Layer.os):
+            kernel = None
+        if (a, lower) in self._conditional or (b, upper) in self._conditional:
+            read = self._condition_layers(a, lower) + self._condition_layers(b, upper)
+            key = (upper, a, lower, b, allow, required, kernel, partial, tuple(values.get(l) for l in read),
+                   (driver.text, driver.exact) if driver is not None and Layer.driver in read else None)
+            if key not in self._conditional_memo:
+                self._conditional_memo[key] = self._edge(upper, a, lower, b, values, allow, driver, partial,
+                                                         required, kernel)
+            return self._conditional_memo[key]
+        key = (upper, a, lower, b, allow, required, kernel)
+        if key not in self._edge_memo:
+            self._edge_memo[key] = self._edge(upper, a, lower, b, values, allow, driver, partial, required, kernel)
+        return self._edge_memo[key]
+
     def witness(self, problem, project, base, combo, deadline=None, classes=None):
         return super().witness(problem, project, base, combo, deadline, None)
+
+    def _not_ruled_out(self, layer, candidates, values):
+        return candidates  # every candidate goes through the forward check
+
+    def _surely_no(self, x, x_layer, v, v_layer):
+        return False  # every pair is weighed (closest scores every value, the pins filter by verdicts)
+
+    def _surely_not_no(self, x, x_layer, v, v_layer):
+        return False  # every pair is weighed (the pins filter and the lenient forward check by verdicts)
 
 
 @contextmanager
@@ -94,6 +125,10 @@ def _answer(kg: KnowledgeGraph, statement: str):
     verb = plan.statement.verb
     if verb == "find":
         result = run.find(kg, plan)
+        if plan.problem.lenient:
+            # A lenient find looks for a witness with fewer gaps under a 50 ms clock
+            # (Solver.witness): which witness it shows depends on the machine's load.
+            return [combo for combo, _ in result.answers], result.empty_reason
         return find_json(kg, result), [(combo, _path(p)) for combo, p in result.answers], result.empty_reason
     if verb == "fix":
         fixed = fix(kg, plan, budget_s=FIX_BUDGET_S * UNHURRIED)
@@ -156,6 +191,12 @@ def test_propagation_is_the_reference_fixpoint_on_the_shipped_kb(shipped):
 def test_shipped_find_cases_answer_as_the_reference(shipped, mini):
     for kb in ("shipped", "mini"):
         _same_answers(graph_for(kb, shipped, mini), [c["query"] for c in FIND if c["kb"] == kb])
+
+
+def test_scenarios_answer_as_the_reference(shipped, mini):
+    for kb in ("shipped", "mini"):
+        statements = [c["statement"] for c in SCENARIOS if c["kb"] == kb]
+        _same_answers(graph_for(kb, shipped, mini), statements)
 
 
 def test_shipped_fix_scenarios_answer_as_the_reference(shipped):

@@ -45,6 +45,7 @@ _PAIR_RANK = {pair: i for i, pair in enumerate(REQUIRED_PAIRS)}
 # Edge and path verdicts a lenient search accepts (missing or partial evidence, no "no").
 _LENIENT_VERDICTS = ("unknown", "builds_only")
 _VENDOR_NAMES = {"amd": "AMD", "nvidia": "NVIDIA", "intel": "Intel"}
+_MISSING = object()
 
 
 def is_pseudo(value: str | None) -> bool:
@@ -180,8 +181,14 @@ class Solver:
         self._edge_memo: dict[tuple, Edge | None] = {}
         # Verdicts of conditional pairs, keyed also by the path values their conditions read.
         self._conditional_memo: dict[tuple, Edge | None] = {}
+        self._conditioned_memo: dict[tuple[str, Layer], tuple[CompiledFact, ...]] = {}
         self._condition_layers_memo: dict[tuple[str, Layer], tuple[Layer, ...]] = {}
+        self._applies_memo: dict[tuple, Edge | None] = {}
+        self._subject_keys = kg.by_subject.keys()
         self._ranks: dict[Layer, dict[str, int]] = {}
+        # Pairs that are "no" / cannot be "no" whatever the path (see `_surely_no`).
+        self._surely_memo: dict[tuple[str, str], bool] = {}
+        self._surely_not_memo: dict[tuple[str, str], bool] = {}
 
     # -- edge evaluation -----------------------------------------------------------
 
@@ -216,17 +223,34 @@ class Solver:
         if (upper, lower) != (Layer.toolkit, Layer.os):
             kernel = None  # only toolkit -> os statements list kernels
         if (a, lower) in self._conditional or (b, upper) in self._conditional:
-            # The verdict depends on the nodes and on the path values that the conditions of
-            # the facts weighed (and of the overrides consulted) read, nothing else.
+            # The verdict depends on the nodes and on whether each conditional fact weighed (and
+            # each of the overrides consulted) applies on this path, nothing else. Remembered by
+            # the path values those conditions read (cheap to look up) and, behind that, by
+            # which of them apply: paths that differ only where no condition holds share one.
             read = self._condition_layers(a, lower) + self._condition_layers(b, upper)
             key = (upper, a, lower, b, allow, required, kernel, partial, tuple(values.get(l) for l in read),
                    (driver.text, driver.exact) if driver is not None and Layer.driver in read else None)
             memo = self._conditional_memo
-            if key not in memo:
+            found = memo.get(key, _MISSING)
+            if found is _MISSING:
+                applies = self._applies
+                by_verdicts = (upper, a, lower, b, allow, required, kernel, partial,
+                               tuple(applies(cf, values, driver, partial) for cf in self._conditioned_facts(a, lower)),
+                               tuple(applies(cf, values, driver, partial) for cf in self._conditioned_facts(b, upper)))
+                shared = self._applies_memo
+                found = shared.get(by_verdicts, _MISSING)
+                if found is _MISSING:
+                    if len(shared) > 200_000:
+                        shared.clear()
+                    found = shared[by_verdicts] = self._edge(upper, a, lower, b, values, allow, driver, partial,
+                                                             required, kernel)
                 if len(memo) > 200_000:
                     memo.clear()
-                memo[key] = self._edge(upper, a, lower, b, values, allow, driver, partial, required, kernel)
-            return memo[key]
+                memo[key] = found
+            return found
+        if not required and (a, lower) not in self._subject_keys and (b, upper) not in self._subject_keys \
+                and a not in self.kg.overrides and b not in self.kg.overrides and not self._vendor_mismatch(a, b):
+            return None  # what `_edge` says of a pair no fact speaks about, where it is not required
         key = (upper, a, lower, b, allow, required, kernel)
         if key not in self._edge_memo:
             if len(self._edge_memo) > 200_000:
@@ -235,20 +259,28 @@ class Solver:
         return self._edge_memo[key]
 
     def _condition_layers(self, node: str, layer: Layer) -> tuple[Layer, ...]:
-        """The layers whose path values `_edge` may read for `node`'s side of a pair with `layer`:
-        the `when` conditions of its facts there and, for a node with overrides, of its overrides
-        and of its own statements on architectures and GPUs (which decide whether an override is
-        needed). Any new dependency of `_edge` on the path must be added here."""
+        """The layers that the conditions of `_conditioned_facts` read."""
         memo_key = (node, layer)
         found = self._condition_layers_memo.get(memo_key)
+        if found is None:
+            named = {cond.layer for cf in self._conditioned_facts(node, layer) for cond in cf.when}
+            found = self._condition_layers_memo[memo_key] = tuple(l for l in LAYER_ORDER if l in named)
+        return found
+
+    def _conditioned_facts(self, node: str, layer: Layer) -> tuple[CompiledFact, ...]:
+        """The facts with a `when` whose verdict `_edge` may read for `node`'s side of a pair
+        with `layer`: its facts there and, for a node with overrides, its overrides and its own
+        statements on architectures and GPUs (which decide whether an override is needed). Any
+        new dependency of `_edge` on the path must be added here."""
+        memo_key = (node, layer)
+        found = self._conditioned_memo.get(memo_key)
         if found is None:
             by_subject = self.kg.by_subject
             facts = list(by_subject.get(memo_key, ()))
             if node in self.kg.overrides:
                 facts += self.kg.overrides[node]
                 facts += [*by_subject.get((node, Layer.arch), ()), *by_subject.get((node, Layer.gpu), ())]
-            named = {cond.layer for cf in facts for cond in cf.when}
-            found = self._condition_layers_memo[memo_key] = tuple(l for l in LAYER_ORDER if l in named)
+            found = self._conditioned_memo[memo_key] = tuple(cf for cf in facts if cf.when)
         return found
 
     def _edge(self, upper: Layer, a: str, lower: Layer, b: str, values: dict[Layer, str],
@@ -495,6 +527,10 @@ class Solver:
         return out
 
     def _pin_allows(self, layer: Layer, x: str, pinned_layer: Layer, p: str, problem: Problem) -> bool:
+        if self._surely_no(x, layer, p, pinned_layer):
+            return False
+        if self._surely_not_no(x, layer, p, pinned_layer):
+            return True
         upper, lower = (layer, pinned_layer) if _RANK[layer] > _RANK[pinned_layer] else (pinned_layer, layer)
         values = {layer: x, pinned_layer: p}
         return self._pair_verdict(upper, lower, values, problem) != "no"
@@ -757,11 +793,141 @@ class Solver:
                 yield path
             return
         layer = order[depth]
-        for v in doms[layer]:
+        for v in self._not_ruled_out(layer, doms[layer], values):
             values[layer] = v
             if self._consistent(values, problem, pairs_by_layer[layer]):
                 yield from self._dfs(problem, doms, order, depth + 1, values, pairs_by_layer, deadline)
             del values[layer]
+
+    def _not_ruled_out(self, layer: Layer, candidates: list[str], values: dict[Layer, str]) -> list[str]:
+        """The candidates, in their order, less those that a chosen node's unconditional complete
+        list already rules out (`_allowed_by`): each of those would fail the forward check on
+        that pair ("not listed"), so skipping it changes nothing but the time (a framework
+        build's `built_with` leaves one toolkit of hundreds)."""
+        allowed = None
+        for other_layer, x in values.items():
+            if x[:1] == "~":
+                continue
+            upper, lower = (layer, other_layer) if _RANK[layer] > _RANK[other_layer] else (other_layer, layer)
+            if upper in (Layer.toolkit, Layer.framework) and lower in (Layer.arch, Layer.gpu):
+                continue  # such a pair may still be rescued by the path (`_under_path`)
+            keep = self._allowed_by(x, other_layer, layer)
+            if keep is not None:
+                allowed = keep if allowed is None else allowed & keep
+        if allowed is None:
+            return candidates
+        return [v for v in candidates if v in allowed or v[:1] == "~"]
+
+    def _surely_no(self, x: str, x_layer: Layer, v: str, v_layer: Layer) -> bool:
+        """`_surely_no_for`, remembered per pair (a node id names its layer)."""
+        memo = self._surely_memo
+        key = (x, v)
+        found = memo.get(key)
+        if found is None:
+            if len(memo) > 400_000:
+                memo.clear()
+            found = memo[key] = self._surely_no_for(x, x_layer, v, v_layer)
+        return found
+
+    def _surely_no_for(self, x: str, x_layer: Layer, v: str, v_layer: Layer) -> bool:
+        """Whether `_pair_verdict` says "no" for the pair (x, v) whatever else the path holds:
+        one node declares the other's layer unused or bundled, their vendors differ, or an
+        unconditional complete list of one leaves the other out (`_allowed_by`). False where
+        unsure: it only ever saves work."""
+        if x[:1] == "~" or v[:1] == "~":
+            return False
+        upper, lower = (x_layer, v_layer) if _RANK[x_layer] > _RANK[v_layer] else (v_layer, x_layer)
+        if (upper, lower) == (Layer.toolkit, Layer.arch):
+            return False  # an app that bundles the toolkit may decide this pair
+        nodes = self.kg.nodes
+        if v_layer in nodes[x].layers or x_layer in nodes[v].layers:
+            return True
+        vx, vv = self.kg.compute_vendor(x), self.kg.compute_vendor(v)
+        if vx is not None and vv is not None and vx != vv:
+            return True
+        if upper in (Layer.toolkit, Layer.framework) and lower in (Layer.arch, Layer.gpu):
+            return False  # a "not listed" there may be rescued by the path (`_under_path`)
+        allowed = self._allowed_by(x, x_layer, v_layer)
+        if allowed is not None and v not in allowed:
+            return True
+        allowed = self._allowed_by(v, v_layer, x_layer)
+        return allowed is not None and x not in allowed
+
+    def _surely_not_no(self, x: str, x_layer: Layer, v: str, v_layer: Layer) -> bool:
+        """`_surely_not_no_for`, remembered per pair (a node id names its layer)."""
+        memo = self._surely_not_memo
+        key = (x, v)
+        found = memo.get(key)
+        if found is None:
+            if len(memo) > 400_000:
+                memo.clear()
+            found = memo[key] = self._surely_not_no_for(x, x_layer, v, v_layer)
+        return found
+
+    def _surely_not_no_for(self, x: str, x_layer: Layer, v: str, v_layer: Layer) -> bool:
+        """Whether `_pair_verdict` cannot say "no" for the pair (x, v), whatever else the path
+        holds: neither declares the other's layer unused, their vendors agree, and each one's
+        facts on the other's layer can only add positive evidence (`_only_adds`). Such a pair
+        is "ok", "unknown" or silent; the path above it can only improve that. Not for
+        toolkit -> os, where a kernel list can say no. False where unsure."""
+        if x[:1] == "~" or v[:1] == "~":
+            return False
+        if {x_layer, v_layer} == {Layer.toolkit, Layer.os}:
+            return False
+        nodes = self.kg.nodes
+        if v_layer in nodes[x].layers or x_layer in nodes[v].layers:
+            return False
+        vx, vv = self.kg.compute_vendor(x), self.kg.compute_vendor(v)
+        if vx is not None and vv is not None and vx != vv:
+            return False
+        return self._only_adds(x, v_layer) and self._only_adds(v, x_layer)
+
+    def _only_adds(self, x: str, layer: Layer) -> bool:
+        """Whether x's facts on `layer` can only add positive evidence to a pair: none is
+        negative or a complete list (which could leave the other node out), and x has no
+        override (which `_edge` weighs on both sides)."""
+        memo = self.__dict__.setdefault("_only_adds_memo", {})
+        found = memo.get((x, layer))
+        if found is None:
+            found = memo[(x, layer)] = x not in self.kg.overrides and all(
+                cf.positive and not cf.exhaustive for cf in self.kg.by_subject.get((x, layer), ()))
+        return found
+
+    def _allowed_by(self, x: str, x_layer: Layer, layer: Layer) -> frozenset[str] | None:
+        """The nodes of `layer` that x's facts on it do not rule out; None when they rule out
+        none for certain.
+
+        x's facts there must all be unconditional statements (no build list, no override, no
+        list naming a release the knowledge base lacks) with at least one complete list over
+        the whole layer. A node v that no fact of x names is then "not listed" on the pair,
+        unless v has facts of its own about x's layer or an override (which can state, build or
+        widen), see `_edge`: those stay, with every node some fact of x names."""
+        memo = self.__dict__.setdefault("_allowed_by_memo", {})
+        key = (x, layer)
+        if key in memo:
+            return memo[key]
+        kg = self.kg
+        facts = kg.by_subject.get((x, layer), ())
+        found = None
+        if facts and x not in kg.overrides and all(
+                not cf.when and not cf.is_build_list and not cf.fact.runs_as and cf.target.ids is not None
+                and not (cf.positive and cf.exhaustive and not cf.names_known) for cf in facts):
+            restricting = [cf for cf in facts if cf.positive and cf.exhaustive]
+            if restricting and all(cf.domain is None for cf in restricting):
+                named = set().union(*(cf.target.ids for cf in facts))
+                found = frozenset(named | self._speaking_about(layer, x_layer))
+        memo[key] = found
+        return found
+
+    def _speaking_about(self, layer: Layer, about: Layer) -> frozenset[str]:
+        """Nodes of `layer` with facts of their own on layer `about`, or an override."""
+        memo = self.__dict__.setdefault("_speaking_memo", {})
+        found = memo.get((layer, about))
+        if found is None:
+            kg = self.kg
+            found = memo[(layer, about)] = frozenset(
+                v for v in kg.by_layer[layer] if (v, about) in kg.by_subject or v in kg.overrides)
+        return found
 
     def _app_bundled_toolkits(self) -> frozenset[str]:
         """Toolkits some app ships inside itself (see bundled_by_app)."""
@@ -905,7 +1071,10 @@ class Solver:
 
     def _consistent(self, values: dict[Layer, str], problem: Problem, pairs) -> bool:
         """Forward check: no pair among the chosen layers breaks, and the pinned driver still fits."""
+        lenient = problem.lenient
         for i, (upper, lower) in enumerate(pairs):
+            if lenient and self._surely_not_no(values[upper], upper, values[lower], lower):
+                continue  # a lenient search refuses only "no"
             verdict = self._pair_verdict(upper, lower, values, problem)
             if verdict == "no" or (verdict in _LENIENT_VERDICTS and not problem.lenient):
                 if i and isinstance(pairs, list):
@@ -1046,14 +1215,41 @@ class Solver:
                     best[0], best[1] = path, full
                 return
             layer = order[depth]
-            scored = []
-            for v in not_contradicting(layer):
+            # Values are tried by their partial cost (ties in candidate order). A value with a
+            # pair that is "no" whatever the rest of the path (`_surely_no`) costs at least one
+            # "no": it is scored only once the values left all cost that much and `best` still
+            # allows one more "no"; otherwise the loop stops where it would have stopped at
+            # the first of them, after the same steps.
+            candidates = not_contradicting(layer)
+            chosen = [(l, x) for l, x in values.items() if x[:1] != "~"]
+            scored, pending = [], []
+            for i, v in enumerate(candidates):
+                if any(self._surely_no(x, l, v, layer) for l, x in chosen):
+                    pending.append((i, v))
+                    continue
                 values[layer] = v
-                c = self._partial_cost(values, problem, pairs_by_layer[layer])
-                scored.append((c, v))
-            del values[layer]
-            scored.sort(key=lambda t: t[0])
-            for c, v in scored:
+                scored.append((self._partial_cost(values, problem, pairs_by_layer[layer]), i, v))
+            values.pop(layer, None)
+            scored.sort(key=lambda t: (t[0], t[1]))
+            k = 0
+            while k < len(scored) or pending:
+                if pending and (k == len(scored) or scored[k][0][0] >= 1):
+                    if cost[0] + 1 > best[1][0]:
+                        steps[0] += 1
+                        if steps[0] > max_steps or time.perf_counter() > deadline:
+                            cut[0] = True
+                            return
+                        break  # every value left costs one "no" more than `best` allows
+                    rest = scored[k:]
+                    for i, v in pending:
+                        values[layer] = v
+                        rest.append((self._partial_cost(values, problem, pairs_by_layer[layer]), i, v))
+                    values.pop(layer, None)
+                    rest.sort(key=lambda t: (t[0], t[1]))
+                    scored, k, pending = rest, 0, []
+                    continue
+                c, _, v = scored[k]
+                k += 1
                 steps[0] += 1
                 if steps[0] > max_steps or time.perf_counter() > deadline:
                     cut[0] = True
