@@ -5,11 +5,12 @@ only by the path values their conditions read (not also by which conditions hold
 even where no fact speaks; arc consistency revised in a fixed order by one support test per
 value; one witness search per candidate (no sharing between candidates that no fact tells
 apart); every candidate value through the forward check; every value scored by `closest`;
-every pair against the pins and in a lenient forward check weighed by its verdict (no "surely
-no" from declared layers, vendors or complete unconditional lists, no "surely not no" where
-neither node's facts can say no). Every answer of the find cases and scenarios and of synthetic
-knowledge bases must be identical with both solvers: the answers, the witness paths with every
-edge verdict and cited fact, explain's breaks and fix's groups."""
+every value against every pinned value and every pair in a lenient forward check weighed by
+its verdict (no "surely no" from declared layers, vendors or complete unconditional lists,
+by pair or by set; no "surely not no" where neither node's facts can say no). Every answer of
+the find cases and scenarios and of synthetic knowledge bases must be identical with both
+solvers: the answers, the witness paths with every edge verdict and cited fact, explain's
+breaks and fix's groups."""
 
 from __future__ import annotations
 
@@ -87,6 +88,20 @@ class ReferenceSolver(Solver):
         if key not in self._edge_memo:
             self._edge_memo[key] = self._edge(upper, a, lower, b, values, allow, driver, partial, required, kernel)
         return self._edge_memo[key]
+
+    def _against_pins(self, problem, doms):
+        # Each value against each pinned value, by the pair's verdict.
+        pinned = [(l, [v for v in vals if not v.startswith("~")]) for l, vals in problem.pins.items() if l in doms]
+        if not pinned:
+            return doms
+        out = {}
+        for layer, values in doms.items():
+            if layer in problem.pins:
+                out[layer] = values
+                continue
+            out[layer] = [x for x in values if x.startswith("~") or all(
+                any(self._pin_allows(layer, x, pl, p, problem) for p in pvals) for pl, pvals in pinned if pvals)]
+        return out
 
     def witness(self, problem, project, base, combo, deadline=None, classes=None):
         return super().witness(problem, project, base, combo, deadline, None)

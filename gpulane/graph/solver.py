@@ -511,20 +511,57 @@ class Solver:
         pinned = [(l, [v for v in vals if not is_pseudo(v)]) for l, vals in problem.pins.items() if l in doms]
         if not pinned:
             return doms
+        pinned = [(l, vals) for l, vals in pinned if vals]
         out = {}
         for layer, values in doms.items():
             if layer in problem.pins:
                 out[layer] = values
                 continue
-            kept = []
-            for x in values:
-                if is_pseudo(x):
-                    kept.append(x)
-                    continue
-                if all(any(self._pin_allows(layer, x, pl, p, problem) for p in pvals) for pl, pvals in pinned if pvals):
-                    kept.append(x)
-            out[layer] = kept
+            # Kept: every pinned layer has a value that does not rule x out (as sets, so that
+            # what declared layers and vendors decide is settled for the whole layer at once).
+            alive = {x for x in values if not is_pseudo(x)}
+            for pl, pvals in pinned:
+                passing: set[str] = set()
+                for p in pvals:
+                    passing |= self._pin_passes(layer, alive - passing, pl, p, problem)
+                alive = passing
+            out[layer] = [x for x in values if is_pseudo(x) or x in alive]
         return out
+
+    def _pin_passes(self, layer: Layer, candidates: set[str], pinned_layer: Layer, p: str,
+                    problem: Problem) -> set[str]:
+        """The candidates (real nodes of `layer`) that the pinned value p does not rule out
+        (`_pin_allows`). Where one node declares the other's layer unused or their vendors
+        differ the pair is "no" (`_pair_verdict`), decided here by set; the toolkit–arch pair
+        is exempt, since an app that bundles the toolkit decides it first."""
+        upper, lower = (layer, pinned_layer) if _RANK[layer] > _RANK[pinned_layer] else (pinned_layer, layer)
+        if (upper, lower) != (Layer.toolkit, Layer.arch):
+            if layer in self.kg.nodes[p].layers:
+                return set()
+            candidates = candidates - self._declaring_layer(layer, pinned_layer) - \
+                self._other_vendor(layer, self.kg.compute_vendor(p))
+        return {x for x in candidates if self._pin_allows(layer, x, pinned_layer, p, problem)}
+
+    def _declaring_layer(self, layer: Layer, declared: Layer) -> frozenset[str]:
+        """Nodes of `layer` that declare the layer `declared` unused or bundled."""
+        memo = self.__dict__.setdefault("_declaring_layer_memo", {})
+        found = memo.get((layer, declared))
+        if found is None:
+            nodes = self.kg.nodes
+            found = memo[(layer, declared)] = frozenset(
+                v for v in self.kg.by_layer[layer] if v in self._declaring_nodes() and declared in nodes[v].layers)
+        return found
+
+    def _other_vendor(self, layer: Layer, vendor: str | None) -> frozenset[str]:
+        """Nodes of `layer` whose GPU vendor is known and is not `vendor` (none if it is None)."""
+        if vendor is None:
+            return frozenset()
+        memo = self.__dict__.setdefault("_other_vendor_memo", {})
+        found = memo.get((layer, vendor))
+        if found is None:
+            found = memo[(layer, vendor)] = frozenset(
+                v for v in self.kg.by_layer[layer] if self.kg.compute_vendor(v) not in (None, vendor))
+        return found
 
     def _pin_allows(self, layer: Layer, x: str, pinned_layer: Layer, p: str, problem: Problem) -> bool:
         if self._surely_no(x, layer, p, pinned_layer):
@@ -866,8 +903,8 @@ class Solver:
 
     def _surely_not_no_for(self, x: str, x_layer: Layer, v: str, v_layer: Layer) -> bool:
         """Whether `_pair_verdict` cannot say "no" for the pair (x, v), whatever else the path
-        holds: neither declares the other's layer unused, their vendors agree, and each one's
-        facts on the other's layer can only add positive evidence (`_only_adds`). Such a pair
+        holds: neither declares the other's layer unused, their vendors agree, and neither one's
+        facts on the other's layer can say no about it (`_cannot_deny`). Such a pair
         is "ok", "unknown" or silent; the path above it can only improve that. Not for
         toolkit -> os, where a kernel list can say no. False where unsure."""
         if x[:1] == "~" or v[:1] == "~":
@@ -880,18 +917,23 @@ class Solver:
         vx, vv = self.kg.compute_vendor(x), self.kg.compute_vendor(v)
         if vx is not None and vv is not None and vx != vv:
             return False
-        return self._only_adds(x, v_layer) and self._only_adds(v, x_layer)
+        return self._cannot_deny(x, v_layer, v) and self._cannot_deny(v, x_layer, x)
 
-    def _only_adds(self, x: str, layer: Layer) -> bool:
-        """Whether x's facts on `layer` can only add positive evidence to a pair: none is
-        negative or a complete list (which could leave the other node out), and x has no
-        override (which `_edge` weighs on both sides)."""
-        memo = self.__dict__.setdefault("_only_adds_memo", {})
-        found = memo.get((x, layer))
-        if found is None:
-            found = memo[(x, layer)] = x not in self.kg.overrides and all(
-                cf.positive and not cf.exhaustive for cf in self.kg.by_subject.get((x, layer), ()))
-        return found
+    def _cannot_deny(self, x: str, layer: Layer, other: str) -> bool:
+        """Whether no fact of x on `layer` can make the pair with `other` "no" in `_edge`: no
+        negative fact names `other`, no complete list covers it (a list that leaves it out, or
+        whose statement does not apply, or whose status is not allowed, leaves it "not
+        listed"), no complete list names a release the knowledge base lacks, and x has no
+        override. Positive incomplete facts only add evidence."""
+        if x in self.kg.overrides:
+            return False
+        for cf in self.kg.by_subject.get((x, layer), ()):
+            if not cf.positive:
+                if cf.selects(other):
+                    return False
+            elif cf.exhaustive and (not cf.names_known or cf.restricts(other)):
+                return False
+        return True
 
     def _allowed_by(self, x: str, x_layer: Layer, layer: Layer) -> frozenset[str] | None:
         """The nodes of `layer` that x's facts on it do not rule out; None when they rule out
