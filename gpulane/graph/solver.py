@@ -432,15 +432,21 @@ class Solver:
 
     # -- scope and domains ---------------------------------------------------------
 
-    def _pairs_in(self, scope: tuple[Layer, ...]) -> list[tuple[Layer, Layer]]:
-        """Every pair of non-driver layers in scope, upper layer first."""
-        layers = [l for l in scope if l is not Layer.driver]
-        layers.sort(key=_RANK.get, reverse=True)
-        return [(u, l) for i, u in enumerate(layers) for l in layers[i + 1:]]
+    def _pairs_in(self, scope: tuple[Layer, ...]) -> tuple[tuple[Layer, Layer], ...]:
+        """Every pair of non-driver layers in scope, upper layer first (once per scope)."""
+        memo = self.__dict__.setdefault("_pairs_memo", {})
+        found = memo.get(scope)
+        if found is None:
+            layers = [l for l in scope if l is not Layer.driver]
+            layers.sort(key=_RANK.get, reverse=True)
+            found = memo[scope] = tuple((u, l) for i, u in enumerate(layers) for l in layers[i + 1:])
+        return found
 
     def _required(self, upper: Layer, lower: Layer, values: dict[Layer, str], partial: bool = False,
                   scope: tuple[Layer, ...] = LAYER_ORDER) -> bool:
         """Whether the pair needs positive evidence on this path."""
+        if (upper, lower) in _PAIR_RANK and (upper, lower) != (Layer.toolkit, Layer.os):
+            return True  # a required pair (REQUIRED_PAIRS) other than toolkit -> os
         if (upper, lower) == (Layer.toolkit, Layer.os):
             # A toolkit that ships inside a framework build or an app (a +cu128 wheel)
             # answers to that build's OS facts; one the user installs needs its own.
@@ -717,8 +723,9 @@ class Solver:
         """Every edge verdict of a (complete) path, and its driver range."""
         edges: list[Edge] = []
         skipped_by: dict[Layer, str] = {}
+        nodes = self.kg.nodes
         for layer, v in values.items():
-            if is_pseudo(v):
+            if v[:1] == "~":
                 owner = next((o for o in values.values() if not is_pseudo(o)
                               and self.kg.nodes[o].layers.get(layer) == ("not_used" if v == NOT_USED else "bundled")),
                              None)
@@ -726,15 +733,15 @@ class Solver:
                     edges.append(Edge(layer, layer, v, v, "no", "stated", detail="no node on the path leaves this layer out"))
                 else:
                     skipped_by[layer] = owner
+        bundled = self._app_bundled_toolkits()
         for upper, lower in self._pairs_in(problem.scope):
             a, b = values.get(upper), values.get(lower)
-            if a is None or b is None or is_pseudo(a) or is_pseudo(b):
+            if a is None or b is None or a[:1] == "~" or b[:1] == "~":
                 continue
-            if (upper, lower) == (Layer.toolkit, Layer.arch) and a in self._app_bundled_toolkits() \
-                    and self._bundled_here(values):
+            if upper is Layer.toolkit and lower is Layer.arch and a in bundled and self._bundled_here(values):
                 continue
-            node_a = self.kg.nodes[a]
-            if lower in node_a.layers or upper in self.kg.nodes[b].layers:
+            node_a = nodes[a]
+            if lower in node_a.layers or upper in nodes[b].layers:
                 edges.append(Edge(upper, lower, a, b, "no", "stated",
                                   detail=f"{node_a.name} does not use a {lower.value} node"
                                   if lower in node_a.layers else None))
