@@ -184,7 +184,6 @@ class Solver:
         self._conditioned_memo: dict[tuple[str, Layer], tuple[CompiledFact, ...]] = {}
         self._condition_layers_memo: dict[tuple[str, Layer], tuple[Layer, ...]] = {}
         self._applies_memo: dict[tuple, Edge | None] = {}
-        self._subject_keys = kg.by_subject.keys()
         self._ranks: dict[Layer, dict[str, int]] = {}
         # Pairs that are "no" / cannot be "no" whatever the path (see `_surely_no`).
         self._surely_memo: dict[tuple[str, str], bool] = {}
@@ -248,7 +247,7 @@ class Solver:
                     memo.clear()
                 memo[key] = found
             return found
-        if not required and (a, lower) not in self._subject_keys and (b, upper) not in self._subject_keys \
+        if not required and (a, lower) not in self.kg.by_subject and (b, upper) not in self.kg.by_subject \
                 and a not in self.kg.overrides and b not in self.kg.overrides and not self._vendor_mismatch(a, b):
             return None  # what `_edge` says of a pair no fact speaks about, where it is not required
         key = (upper, a, lower, b, allow, required, kernel)
