@@ -1385,9 +1385,10 @@ class Solver:
         kg = self.kg
         node = kg.nodes.get(gpu)
         own, named = [], {cf.index: cf for cf in self._gpu_conditions().get(gpu, ())}
-        # (`named` is completed from by_node: facts with the GPU as a subject or in the object.)
         plain = node is not None and not node.layers
-        for cf in kg.by_node.get(gpu, ()) if plain else ():
+        # Its own facts (subject), then those naming it in the object (already in `named`).
+        subject_of = [cf for layer in Layer for cf in kg.by_subject.get((gpu, layer), ())] if plain else []
+        for cf in subject_of:
             if cf.subjects == {gpu}:
                 f = cf.fact
                 if f.relation.value != "has_arch" or cf.when or cf.domain is not None or f.runs_as or f.kernels \
@@ -1413,17 +1414,18 @@ class Solver:
         return found
 
     def _gpu_conditions(self) -> dict[str, list[CompiledFact]]:
-        """GPU id → the facts whose `when` or `domain` names it (computed once per solver)."""
+        """GPU id → the facts that name it in their object, a `when` or a `domain` (one pass
+        over the facts, once per solver; only GPU-layer id sets are walked)."""
         found = getattr(self, "_gpu_named_by_condition", None)
         if found is None:
             found = {}
             for cf in self.kg.facts:
-                if not cf.when and cf.domain is None:
-                    continue
-                for cond in (*cf.when, cf.domain):
+                for cond in (cf.target, *cf.when, cf.domain):
                     if cond is not None and cond.layer is Layer.gpu and cond.ids:
                         for g in cond.ids:
-                            found.setdefault(g, []).append(cf)
+                            named = found.setdefault(g, [])
+                            if not named or named[-1] is not cf:
+                                named.append(cf)
             self._gpu_named_by_condition = found
         return found
 
