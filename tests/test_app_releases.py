@@ -18,6 +18,7 @@ from gpulane.loaders import rdf as rdf_loader
 from gpulane.graph import rdf
 from gpulane.loaders.importers import INPUTS_DIR, IMPORTERS, ImportFormatError, plan_import
 from gpulane.loaders.importers.ollama_releases import cuda_targets, parse as parse_ollama
+from gpulane.loaders.importers.vllm_releases import parse as parse_vllm
 from gpulane.api import build_graph
 from gpulane.errors import KBInvalidError
 from gpulane.model import Fact, Layer, Selector
@@ -133,6 +134,34 @@ def test_ollama_release_count():
 def test_cuda_architecture_entries():
     # CMake: a bare entry builds machine code and PTX, -virtual only PTX, -real only machine code.
     assert set(cuda_targets(["61", "75-virtual", "86-real", "90a"])) == {"sm_61", "compute_61", "compute_75", "sm_86", "sm_90a"}
+
+
+def test_vllm_release_count():
+    kb = parse_vllm(PINNED / "vllm-releases.json")
+    versions = {n.version for n in kb.nodes}
+    # PyPI's release list from 0.2.0 to 0.33.0: 91 versions with wheels, and 0.2.1 (sdist only).
+    assert len(versions) == 92 and {"0.2.0", "0.2.1", "0.2.1.post1", "0.9.0.1", "0.21.0", "0.33.0"} <= versions
+
+
+def test_vllm_torch_pins_as_the_metadata_states_them():
+    kb = parse_vllm(PINNED / "vllm-releases.json")
+    pins = {f.subject: f.object.version for f in kb.facts if f.id.endswith("-torch-pin")}
+    assert pins["vllm-0.2.1.post1"] == "==2.0.1"
+    assert pins["vllm-0.2.2"] == ">=2.1.0"  # a floor, as 0.2.2's Requires-Dist says
+    assert pins["vllm-0.5.2"] == "==2.3.1"  # written "torch (==2.3.1)"
+    assert pins["vllm-0.6.4"] == "==2.5.1" and pins["vllm-0.6.3.post1"] == "==2.4.0"
+    assert pins["vllm-0.6.5"] == "==2.5.1"  # the line carries a platform_machine marker
+    assert pins["vllm-0.21.0"] == "==2.11.0"  # from the sdist's PKG-INFO
+    linux = {f.subject for f in kb.facts if f.id.endswith("-os-linux")}
+    assert "vllm-0.21.0" in linux  # its setup.py: Linux (or macOS, CPU only)
+    assert "vllm-0.2.1" not in linux  # nothing in 0.2.1's sdist names a platform
+
+
+def test_vllm_row_without_wheel_or_sdist_is_named(tmp_path):
+    path = tmp_path / "vllm.json"
+    path.write_text('{"releases": [{"version": "0.2.1", "requires_dist": ["torch==2.0.1"], "wheel": null}]}')
+    with pytest.raises(ImportFormatError, match="release 0.2.1: .*'sdist'"):
+        parse_vllm(path)
 
 
 @pytest.mark.parametrize("content, message", [

@@ -192,8 +192,8 @@ OTHER_APP_RELEASES = 3
 
 def _app_candidates(kg: KnowledgeGraph, originals: frozenset[str]) -> frozenset[str]:
     """The apps a changed app may become: every versionless app; of each release line
-    (family and backend) of the app the user named, the releases nearest to it and the newest
-    ones; of other apps' lines, the newest few.
+    (family and backend) of the app the user named, the releases nearest to it (one per
+    distinct set of facts) and the newest ones; of other apps' lines, the newest few.
 
     Hundreds of releases would each need a verified path; the nearest ones answer
     "0.12.4 → 0.12.3", the newest ones "upgrade", and the rest add nothing a reader needs.
@@ -215,9 +215,36 @@ def _app_candidates(kg: KnowledgeGraph, originals: frozenset[str]) -> frozenset[
         if len(members) <= SMALL_LINE:
             out.update(members)
             continue
-        nearest = sorted(members, key=lambda m: _distance(kg, originals, m))[:RELEASES_PER_LINE]
-        out.update(nearest, newest[:RELEASES_PER_LINE])
+        out.update(_nearest_distinct(kg, originals, members), newest[:RELEASES_PER_LINE])
     return frozenset(out)
+
+
+def _nearest_distinct(kg: KnowledgeGraph, originals: frozenset[str], members: list[str]) -> list[str]:
+    """The releases nearest to the named one, one for each distinct set of facts about them.
+
+    Neighbouring releases mostly say the same (vLLM 0.8.0 to 0.8.5 all pin torch 2.6.0): trying
+    each would spend the candidate budget on one answer and miss the release a few steps away
+    whose facts differ (vLLM 0.9.0's torch 2.7.0 pin and documented GPU floor).
+    """
+    picked: list[str] = []
+    seen: set[frozenset] = set()
+    for member in sorted(members, key=lambda m: _distance(kg, originals, m)):
+        signature = _fact_signature(kg, member)
+        if signature in seen:
+            continue
+        seen.add(signature)
+        picked.append(member)
+        if len(picked) == RELEASES_PER_LINE:
+            break
+    return picked
+
+
+def _fact_signature(kg: KnowledgeGraph, node_id: str) -> frozenset:
+    """What the facts about a release say, without their ids and sources: two releases with
+    equal signatures answer every question alike."""
+    return frozenset((cf.fact.relation, repr(cf.fact.object), repr(cf.fact.when), cf.fact.status,
+                      cf.fact.exhaustive, repr(cf.fact.domain))
+                     for cf in kg.facts_about(node_id) if node_id in cf.subjects)
 
 
 def _version_key(version: str):

@@ -8,16 +8,25 @@ whose versioned installation docs were read on docs.vllm.ai, the GPU requirement
 PyPI's vLLM wheels are CUDA builds (ROCm builds are not published there), so each node
 is ``vllm-<version>`` with backend ``cuda``. Facts, one per release:
 
-* ``requires`` torch ``==X`` — the ``torch`` Requires-Dist line (``torch==2.5.1``); the
-  pin has no local label, so any build of that torch release matches it;
+* ``requires`` torch ``==X`` — the ``torch`` Requires-Dist line (``torch==2.5.1``; a few
+  early releases state a floor, ``torch >=2.1.0``); the pin has no local label, so any
+  build of that torch release matches it;
 * ``runs_on`` Linux — the wheel's platform tag is ``manylinux``;
 * ``requires`` NVIDIA compute capability ``>=X`` — only for releases whose docs were read.
+
+Two releases (0.2.1, 0.21.0) were published as source distributions only: their rows have
+``wheel: null`` and ``sdist`` and give the Requires-Dist lines of the sdist's PKG-INFO; the
+platform fact comes from the sdist's setup.py where a row quotes it (``linux_only``), else
+there is none (0.2.1's setup.py names no platform).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from pathlib import Path
+
+from packaging.requirements import InvalidRequirement, Requirement
 
 from gpulane.model import Fact, KBFile, Layer, Node, Relation, Selector, Source
 
@@ -30,11 +39,16 @@ SOURCE = Source(id="vllm-pypi", url="https://pypi.org/project/vllm/", publisher=
                 reviewed=REVIEWED)
 
 
-def _torch_spec(path: Path, version: str, requires: list[str]) -> str | None:
+def _torch_requirement(path: Path, version: str, requires: list[str]) -> Requirement | None:
+    """The ``torch`` line of the Requires-Dist list, parsed (``torch (==2.3.1)``, ``torch==2.5.1;
+    platform_machine != "aarch64"`` and ``torch ==2.1.2`` all occur); None where torch is not named."""
     for line in requires:
-        m = re.fullmatch(r"torch\s*([<>=!~].*)", line.strip())
-        if m:
-            return m.group(1).replace(" ", "")
+        try:
+            req = Requirement(line)
+        except InvalidRequirement as exc:
+            raise ImportFormatError(path, None, f"release {version}: unreadable Requires-Dist line {line!r}: {exc}") from None
+        if req.name == "torch":
+            return req
     return None
 
 
@@ -47,28 +61,47 @@ def parse(path: Path) -> KBFile:
     seen: set[str] = set()
     for i, row in enumerate(rows):
         version, wheel, requires = row.get("version"), row.get("wheel"), row.get("requires_dist")
-        if not isinstance(version, str) or not re.fullmatch(r"\d+(\.\d+)+", version):
+        if not isinstance(version, str) or not re.fullmatch(r"\d+(\.\d+)+(\.post\d+)?", version):
             raise ImportFormatError(path, None, f"releases[{i}]: 'version' missing or not a release number")
-        if not isinstance(wheel, str) or not isinstance(requires, list):
-            raise ImportFormatError(path, None, f"release {version}: 'wheel' and 'requires_dist' are required")
+        sdist = row.get("sdist")
+        if not isinstance(requires, list) or not (isinstance(wheel, str) or (wheel is None and isinstance(sdist, str))):
+            raise ImportFormatError(path, None, f"release {version}: 'requires_dist' and a 'wheel' (or, for a release "
+                                                "without wheels, 'wheel': null and an 'sdist') are required")
         if version in seen:
             raise ImportFormatError(path, None, f"release {version} is listed twice")
         seen.add(version)
         node_id = f"vllm-{version}"
+        reviewed = REVIEWED
+        if row.get("reviewed") is not None:
+            try:
+                reviewed = dt.date.fromisoformat(row["reviewed"])
+            except (TypeError, ValueError):
+                raise ImportFormatError(path, None, f"release {version}: 'reviewed' is not a date (YYYY-MM-DD)") from None
+        read = f"Wheel read: {wheel}" if wheel else f"No wheel on PyPI; source distribution read: {sdist} (PKG-INFO)"
         src = Source(id=f"vllm-pypi-{version}", url=f"https://pypi.org/project/vllm/{version}/",
-                     publisher="vLLM project (PyPI)", title=f"vllm {version} on PyPI (wheel METADATA)",
-                     version=version, reviewed=REVIEWED, note=f"Wheel read: {wheel}")
+                     publisher="vLLM project (PyPI)",
+                     title=f"vllm {version} on PyPI ({'wheel METADATA' if wheel else 'sdist PKG-INFO'})",
+                     version=version, reviewed=reviewed, note=read)
         sources.append(src)
         nodes.append(Node(id=node_id, layer=Layer.app, name=f"vLLM {version}", family="vllm", version=version,
                           backend="cuda", source=src.id,
-                          note="The PyPI wheel (a CUDA build); ROCm builds of vLLM are not published on PyPI."))
-        spec = _torch_spec(path, version, requires)
-        if spec is not None:
+                          note=("The PyPI wheel (a CUDA build); ROCm builds of vLLM are not published on PyPI." if wheel
+                                else "Published on PyPI as a source distribution only (no wheel): its platform is not "
+                                     "stated there.")))
+        torch = _torch_requirement(path, version, requires)
+        if torch is not None and str(torch.specifier):
+            note = "The pin names no local label: any build of that torch release satisfies it."
+            if torch.marker is not None:
+                note += f" The line carries the marker `{torch.marker}`, which holds for this x86-64 wheel."
             facts.append(Fact(id=f"vllm-{version}-torch-pin", relation=Relation.requires, subject=node_id,
-                              object=Selector(layer=Layer.framework, family="torch", version=spec),
-                              source=src.id, section="Requires-Dist: torch",
-                              note="The pin names no local label: any build of that torch release satisfies it."))
-        if "manylinux" in wheel:
+                              object=Selector(layer=Layer.framework, family="torch", version=str(torch.specifier)),
+                              source=src.id, section="Requires-Dist: torch", note=note))
+        if wheel is None and isinstance(row.get("linux_only"), str):
+            facts.append(Fact(id=f"vllm-{version}-os-linux", relation=Relation.runs_on, subject=node_id,
+                              object=Selector(layer=Layer.os, platform="linux"), source=src.id, exhaustive=True,
+                              domain=Selector(layer=Layer.os, platform="windows"),
+                              section="setup.py in the source distribution", note=row["linux_only"]))
+        if wheel and "manylinux" in wheel:
             facts.append(Fact(id=f"vllm-{version}-os-linux", relation=Relation.runs_on, subject=node_id,
                               object=Selector(layer=Layer.os, platform="linux"), source=src.id, exhaustive=True,
                               domain=Selector(layer=Layer.os, platform="windows"),
