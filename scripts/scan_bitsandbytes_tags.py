@@ -6,7 +6,13 @@ Usage: python scripts/scan_bitsandbytes_tags.py /path/to/bitsandbytes.git > bits
 Per tag: the commit; the torch requirement of the package (pyproject.toml dependencies
 or setup.py install_requires; before 0.43 the README's "Requirements: ... pytorch"
 line); the per-feature hardware rows of docs/source/installation.mdx (0.43 onwards);
-whether the README (up to 0.42) or the installation page names Linux.
+whether the README (up to 0.42) or the installation page names Linux; and, from the tag
+whose installation page has an "AMD ROCm" section (0.48.0), the ROCm backend: the wheel
+table of that section (OS, ROCm release, targets) when the release workflow builds ROCm
+libraries into the wheels (.github/workflows/python-package.yml: a ``build-rocm`` job that
+is not switched off and that ``build-wheels`` waits for), else the default HIP targets of
+a source build (CMakeLists.txt); the ROCm range the page gives for source builds; whether
+the page says Windows is not supported.
 """
 
 from __future__ import annotations
@@ -62,7 +68,42 @@ def scan(repo: str, tag: str) -> dict:
             features["llm-int8"] = "all GPUs (CHANGELOG 0.37.0: below compute capability 7.5 the int8 weights are cast to 16/32-bit)"
         row["linux"] = "Linux distribution" in readme
     row["features"] = features
+    rocm = scan_rocm(repo, tag, install or "")
+    if rocm:
+        row["rocm"] = rocm
     return row
+
+
+def scan_rocm(repo: str, tag: str, install: str) -> dict | None:
+    """The ROCm backend as the tag's installation page, release workflow and CMakeLists.txt give it."""
+    m = re.search(r"^## AMD ROCm[^\n]*\n(.*?)(?=^## |\Z)", install, re.S | re.M)
+    if not m:
+        return None
+    section = m.group(1)
+    workflow = show(repo, tag, ".github/workflows/python-package.yml") or ""
+    job = re.search(r"^  build-rocm:\n(.*?)(?=^  \S)", workflow, re.S | re.M)
+    wheels_job = re.search(r"^  build-wheels:\n(.*?)(?=^  \S)", workflow, re.S | re.M)
+    needs = wheels_job and re.search(r"^    needs:\n((?:\s+-.*\n|\s+#.*\n)+)", wheels_job.group(1), re.M)
+    released = bool(job and not re.search(r"^    if: false", job.group(1), re.M)
+                    and needs and re.search(r"^\s+- build-rocm\s*$", needs.group(1), re.M))
+    out: dict = {"section_file": "docs/source/installation.mdx",
+                 "preview": "(Preview)" in install[m.start():m.start() + 80]}
+    if released:
+        wheels = []
+        for os_name, rocm, targets in re.findall(r"^\|\s*\*\*(Linux|Windows) x86-64\*\*\s*\|\s*([\d.]+)\s*\|(.*)$",
+                                                 section, re.M):
+            wheels.append({"os": os_name.lower(), "rocm": rocm,
+                           "targets": re.findall(r"gfx[0-9a-f]+", targets)})
+        out["wheels"] = wheels
+        out["wheels_file"] = ".github/workflows/python-package.yml"
+    else:
+        cmake = show(repo, tag, "CMakeLists.txt") or ""
+        d = re.search(r'set\(CMAKE_HIP_ARCHITECTURES "([^"]+)"\)', cmake)
+        out["source_build_default_targets"] = d.group(1).split(";") if d else None
+    rng = re.search(r"can be compiled from ROCm (\d+(?:\.\d+)*) - ROCm (\d+(?:\.\d+)*)", section)
+    out["source_rocm_range"] = [rng.group(1), rng.group(2)] if rng else None
+    out["windows_unsupported"] = "Windows is not currently supported" in section
+    return out
 
 
 def main() -> None:

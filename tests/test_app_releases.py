@@ -19,6 +19,7 @@ from gpulane.graph import rdf
 from gpulane.loaders.importers import INPUTS_DIR, IMPORTERS, ImportFormatError, plan_import
 from gpulane.loaders.importers.ollama_releases import cuda_targets, parse as parse_ollama
 from gpulane.loaders.importers.vllm_releases import parse as parse_vllm
+from gpulane.loaders.importers.bitsandbytes_releases import parse as parse_bnb
 from gpulane.api import build_graph
 from gpulane.errors import KBInvalidError
 from gpulane.model import Fact, Layer, Selector
@@ -162,6 +163,26 @@ def test_vllm_row_without_wheel_or_sdist_is_named(tmp_path):
     path.write_text('{"releases": [{"version": "0.2.1", "requires_dist": ["torch==2.0.1"], "wheel": null}]}')
     with pytest.raises(ImportFormatError, match="release 0.2.1: .*'sdist'"):
         parse_vllm(path)
+
+
+def test_bitsandbytes_rocm_backend_from_0_48():
+    kb = parse_bnb(PINNED / "bitsandbytes-tags.json")
+    rocm = sorted((n.version for n in kb.nodes if n.backend == "rocm"), key=lambda v: tuple(map(int, v.split("."))))
+    assert rocm == ["0.48.0", "0.48.1", "0.48.2", "0.49.0", "0.49.1", "0.49.2", "0.50.0", "0.50.1"]
+    facts = {f.id: f for f in kb.facts}
+    # 0.48.x: the release workflow's ROCm job is off; CMakeLists.txt's default HIP targets, not a complete list.
+    source = facts["bnb-0.48.0-rocm-source-build"]
+    assert source.object.ids == ["gfx90a", "gfx942", "gfx1100"] and not source.exhaustive and source.caveat
+    assert "bitsandbytes-0.48.2-rocm" in source.subjects and "bitsandbytes-0.49.0-rocm" not in source.subjects
+    # 0.49.0's table: ROCm 6.2.4 builds CDNA gfx90a/gfx942 and RDNA gfx1100/gfx1101; 7.0.2 adds gfx950 and RDNA 3.5/4.
+    assert facts["bnb-0.49.0-rocm-linux-6.2.4"].object.ids == ["gfx90a", "gfx942", "gfx1100", "gfx1101"]
+    assert "gfx950" in facts["bnb-0.49.0-rocm-linux-7.0.2"].object.ids
+    assert facts["bnb-0.49.0-rocm-linux-7.0.2"].when[Layer.toolkit].version == "==7.0.*"
+    assert facts["bnb-0.48.0-rocm-toolkit-range"].object.version == ">=6.1,<7.1"  # "ROCm 6.1 - ROCm 7.0"
+    assert facts["bnb-0.50.0-rocm-toolkit-range"].object.version == ">=6.3,<=7.14.0"  # "ROCm 6.3 - ROCm 7.14.0"
+    # Windows: "not currently supported" up to 0.49.2; 0.50.0 ships Windows ROCm 7.2.1 and 7.14.0 wheels.
+    assert "bitsandbytes-0.49.2-rocm" in facts["bnb-0.48.0-rocm-os-windows-unsupported"].subjects
+    assert facts["bnb-0.50.0-rocm-windows-7.2.1"].object.ids[:2] == ["gfx1100", "gfx1101"]
 
 
 @pytest.mark.parametrize("content, message", [
