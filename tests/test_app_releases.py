@@ -24,8 +24,8 @@ from gpulane.api import build_graph
 from gpulane.errors import KBInvalidError
 from gpulane.model import Fact, Layer, Selector
 from gpulane.queries import run
-from gpulane.queries.explain import explain
-from gpulane.queries.fix import fix
+from gpulane.queries.explain import EXPLAIN_BUDGET_S, explain
+from gpulane.queries.fix import FIX_BUDGET_S, fix
 from tests.conftest import TESTS, write_kb
 
 PINNED = INPUTS_DIR
@@ -204,8 +204,17 @@ def test_the_import_kinds_are_registered():
 
 # -------------------------------------------------------------- questions (Ollama)
 
+# Answers must not depend on how busy the machine is: the searches get a budget a busy
+# machine cannot cut (as in test_scenarios.py; the CLI keeps its own budgets).
+UNHURRIED = 15
+
+
 def _explain(kg, text):
-    return explain(kg, run.compile_query(kg, text))
+    return explain(kg, run.compile_query(kg, text), budget_s=EXPLAIN_BUDGET_S * UNHURRIED)
+
+
+def _fix(kg, plan):
+    return fix(kg, plan, budget_s=FIX_BUDGET_S * UNHURRIED)
 
 
 def test_gfx906_dropped_from_ollama_0_12_4(shipped):
@@ -221,17 +230,17 @@ def test_gfx906_dropped_from_ollama_0_12_4(shipped):
 
 
 def test_fix_moves_ollama_back_to_a_release_that_builds_gfx906(shipped):
-    answer = fix(shipped, run.compile_query(
+    answer = _fix(shipped, run.compile_query(
         shipped, 'fix arch = gfx906, app = "Ollama 0.12.4", os = "Ubuntu 22.04" keep arch'))
     first = answer.fixes[0]
     assert first.changes[Layer.app][0] == "ollama-0.12.3-rocm"
     # With every ROCm release allowed, the newest one that builds gfx906 is the answer.
-    rocm = fix(shipped, run.compile_query(shipped, 'fix arch = gfx906, app = "Ollama (ROCm)", os = "Ubuntu 22.04" keep arch'))
+    rocm = _fix(shipped, run.compile_query(shipped, 'fix arch = gfx906, app = "Ollama (ROCm)", os = "Ubuntu 22.04" keep arch'))
     assert rocm.before.verdict == "supported"
     assert rocm.before.path.values[Layer.app] == "ollama-0.12.3-rocm"
     # Any release at all: the newest release with a supported path is the ROCm one (the Vulkan
     # backend names no GPUs, so it is unknown there, never supported).
-    any_release = fix(shipped, run.compile_query(shipped, 'fix arch = gfx906, app = Ollama, os = "Ubuntu 22.04" keep arch'))
+    any_release = _fix(shipped, run.compile_query(shipped, 'fix arch = gfx906, app = Ollama, os = "Ubuntu 22.04" keep arch'))
     assert any_release.before.verdict == "supported"
     assert any_release.before.path.values[Layer.app] == "ollama-0.12.3-rocm"
 
