@@ -3,7 +3,8 @@ and the builds people name resolve with the facts their sources give.
 
 Expected values below were read from the sources the extract cites: the
 previous-versions page (pytorch.github.io e3f009b) for 2.0-2.3, the binary build
-matrix on test-infra's release/2.X branches, and builder's release/2.X scripts.
+matrix on test-infra's release/2.X branches, builder's release/2.X scripts, and the
+per-release ROCm lists of huggingface/kernels' archs.nix (f3ad473, eeda161).
 """
 
 from __future__ import annotations
@@ -42,7 +43,64 @@ def test_every_patch_release_has_its_variants(kg):
     assert {"torch-2.2.1+rocm5.7", "torch-2.2.1+cu118", "torch-2.2.1+cu121", "torch-2.2.1+cpu"} <= torch
     # release/2.8 test channel: CUDA 12.6, 12.8, 12.9; ROCm 6.3, 6.4.
     assert {f"torch-2.8.0+{v}" for v in ("cu126", "cu128", "cu129", "rocm6.3", "rocm6.4", "cpu")} <= torch
-    assert len(torch) >= 140
+    # XPU: release/2.5's matrix adds the xpu variant for Linux only, release/2.6 on for Linux and Windows.
+    assert {f"torch-{v}+xpu" for v in ("2.5.0", "2.5.1", "2.6.0", "2.8.0", "2.12.1", "2.14.0")} <= torch
+    assert "torch-2.4.1+xpu" not in torch
+    assert len(torch) >= 150
+
+
+def test_xpu_platforms_follow_the_matrix(kg):
+    assert "torch-2.5.1+xpu-platform-linux" in kg.fact_by_id
+    assert "torch-2.5.1+xpu-platform-windows" not in kg.fact_by_id  # no statement either way
+    assert "torch-2.6.0+xpu-platform-windows" in kg.fact_by_id
+    node = kg.nodes["torch-2.6.0+xpu"]
+    assert (node.vendor, node.backend) == ("intel", "sycl")
+
+
+def test_xpu_build_on_an_amd_gpu_is_known_impossible(kg):
+    plan = run.compile_query(kg, 'explain gpu = "RX 7900 XTX", os = "Ubuntu 24.04", framework = "torch 2.8.0+xpu"')
+    assert explain(kg, plan).verdict == "not_supported"
+
+
+def test_rx_7900_xtx_on_torch_2_8_rocm_6_4(kg):
+    # huggingface/kernels archs.nix "2.8": pytorch ba56102 (v2.8.0) build.sh lists gfx1100.
+    plan = run.compile_query(kg, 'explain gpu = "RX 7900 XTX", framework = "torch 2.8.0+rocm6.4", os = "Ubuntu 24.04"')
+    answer = explain(kg, plan)
+    assert answer.verdict == "supported"
+    fact = kg.fact_by_id["torch-2.8.0+rocm6.4-linux-kernels"].fact
+    assert fact.source == "hf-kernels-torch-archs-f3ad473" and fact.exhaustive
+    assert fact.object.ids == ["gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100",
+                               "gfx1101", "gfx1102", "gfx1200", "gfx1201"]
+
+
+@pytest.mark.parametrize("build,arch,listed", [
+    # 2.8/2.9: eleven targets, no gfx950 and no gfx1151 (the list is complete, so absent = not built).
+    ("torch-2.8.0+rocm6.3", "gfx950", False), ("torch-2.9.1+rocm6.4", "gfx1151", False),
+    ("torch-2.9.0+rocm6.3", "gfx90a", True),
+    # 2.10-2.12: fourteen targets with gfx950, gfx1150, gfx1151, still without gfx1103.
+    ("torch-2.10.0+rocm7.0", "gfx950", True), ("torch-2.11.0+rocm7.2", "gfx1151", True),
+    ("torch-2.12.0+rocm7.1", "gfx1103", False),
+])
+def test_listed_rocm_targets(kg, build, arch, listed):
+    fact = kg.fact_by_id[f"{build}-linux-kernels"].fact
+    assert (arch in fact.object.ids) is listed
+    assert fact.when["os"].platform.value == "linux"
+
+
+def test_releases_no_source_covers_keep_no_list(kg):
+    # 2.12.1 came after the archs.nix lists were removed; 2.6.0's scripts were not read at a release commit.
+    for build in ("torch-2.12.1+rocm7.2", "torch-2.6.0+rocm6.2.4", "torch-2.7.0+rocm6.3", "torch-2.10.0+rocm7.1"):
+        has = f"{build}-linux-kernels" in kg.fact_by_id
+        assert has is (build == "torch-2.10.0+rocm7.1")
+
+
+def test_an_arch_missing_from_a_complete_list_is_not_supported(kg):
+    # gfx950 (MI355X class) is not in the 2.8 list, which the source gives in full.
+    plan = run.compile_query(kg, 'explain gpu = MI355X, os = "Ubuntu 24.04", framework = "torch 2.8.0+rocm6.4"')
+    answer = explain(kg, plan)
+    assert answer.verdict == "not_supported"
+    edges = {(b.edge.upper.value, b.edge.lower.value): {cf.id for cf in b.facts} for b in answer.breaks}
+    assert "torch-2.8.0+rocm6.4-linux-kernels" in edges[("framework", "arch")]
 
 
 def test_rocm_wheels_are_linux_only_and_kernels_scoped_to_linux(kg):
@@ -76,6 +134,19 @@ def test_bad_input_names_the_problem(tmp_path):
     bad.write_text(json.dumps({"sources": [], "kernels": {}, "releases": [
         {"version": "2.9.0", "source": "nowhere", "variants": {}}]}))
     with pytest.raises(ImportFormatError, match="release 2.9.0: source 'nowhere'"):
+        IMP.parse(bad)
+    bad.write_text(json.dumps({"sources": [{"id": "s", "url": "https://example.org/s", "publisher": "p", "title": "t", "version": "1"}], "kernels": {},
+                               "releases": [{"version": "2.9.0", "source": "s", "variants": {
+                                   "cpu": {"platforms": ["linux"]}}}],
+                               "kernel_lists": [{"kind": "rocm", "builds": ["2.9.0+cpu"], "targets": ["gfx90a"],
+                                                 "source": "s"}]}))
+    with pytest.raises(ImportFormatError, match="'2.9.0\\+cpu' is not a rocm build"):
+        IMP.parse(bad)
+    bad.write_text(json.dumps({"sources": [], "kernels": {}, "releases": [], "kernel_lists": ["x"]}))
+    with pytest.raises(ImportFormatError, match="kernel_lists\\[0\\]: expected an object"):
+        IMP.parse(bad)
+    bad.write_text(json.dumps({"sources": [{"id": "s", "url": "u"}], "kernels": {}, "releases": []}))
+    with pytest.raises(ImportFormatError, match="Source"):
         IMP.parse(bad)
     bad.write_text("{not json")
     with pytest.raises(ImportFormatError, match="not valid JSON"):

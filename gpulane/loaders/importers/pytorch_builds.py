@@ -16,13 +16,18 @@ from:
 * ``pytorch/builder`` ``manywheel/build_cuda.sh`` / ``build_docker.sh`` on the
   ``release/2.0`` to ``release/2.4`` branches: ``TORCH_CUDA_ARCH_LIST`` and
   ``PYTORCH_ROCM_ARCH`` of the Linux wheels (these scripts build Linux wheels
-  only, so the kernel facts are scoped to Linux).
+  only, so the kernel facts are scoped to Linux);
+* ``kernel_lists``: architecture lists that other sources give for named builds
+  (one list, the builds it covers, the source and its caveat), for releases whose
+  build scripts could not be read at a release commit here.
 
 Output: ``pytorch-builds.yaml`` with one framework node per build
-(``torch-2.4.1+cu121``, ``torch-2.4.1+cpu``), ``built_with`` facts to the
-toolkit release family, ``runs_on`` facts per platform and, where a build
-script covers the release, ``ships_kernels_for`` facts. A CPU build ships no
-GPU kernels: its kernel lists are empty and complete for both GPU vendors.
+(``torch-2.4.1+cu121``, ``torch-2.4.1+cpu``, ``torch-2.6.0+xpu``), ``built_with``
+facts to the toolkit release family, ``runs_on`` facts per platform and, where a
+build script covers the release, ``ships_kernels_for`` facts. A CPU build ships no
+GPU kernels: its kernel lists are empty and complete for both GPU vendors. An XPU
+build is for Intel GPUs (SYCL); no toolkit node models its oneAPI runtime, so it
+gets no ``built_with`` fact.
 """
 
 from __future__ import annotations
@@ -32,6 +37,8 @@ import re
 import subprocess
 from pathlib import Path
 from typing import Any
+
+from pydantic import ValidationError
 
 from gpulane.model import Fact, KBFile, Layer, Node, Relation, Selector, Source, Status
 
@@ -50,16 +57,23 @@ SOURCE = Source(
     reviewed=REVIEWED,
 )
 
-_VARIANT = re.compile(r"^(cu\d{3}|rocm\d+(?:\.\d+){1,2}|cpu)$")
+_VARIANT = re.compile(r"^(cu\d{3}|rocm\d+(?:\.\d+){1,2}|cpu|xpu)$")
 
 
 def variant_kind(variant: str) -> str:
-    """``cuda``, ``rocm`` or ``cpu`` for a wheel variant label such as ``cu121``."""
+    """``cuda``, ``rocm``, ``xpu`` or ``cpu`` for a wheel variant label such as ``cu121``."""
     if variant.startswith("cu"):
         return "cuda"
     if variant.startswith("rocm"):
         return "rocm"
+    if variant == "xpu":
+        return "xpu"
     return "cpu"
+
+
+#: The vendor and compute backend each kind of variant targets (XPU wheels are SYCL builds for Intel GPUs).
+_KIND_VENDOR = {"cuda": "nvidia", "rocm": "amd", "xpu": "intel"}
+_KIND_BACKEND = {"cuda": "cuda", "rocm": "rocm", "xpu": "sycl", "cpu": "cpu"}
 
 
 def _toolkit_selector(variant: str) -> Selector:
@@ -88,8 +102,20 @@ def _need(obj: dict, key: str, where: str, path: Path) -> Any:
 def parse(path: Path) -> KBFile:
     """The KBFile for the pinned input JSON at ``path``."""
     path = Path(path)
+    try:
+        return _parse(path)
+    except ValidationError as exc:  # a source, node or fact the input describes is malformed
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        raise ImportFormatError(path, None, f"{exc.title}: {where}: {first.get('msg')}") from None
+    except (TypeError, AttributeError) as exc:  # a value of the wrong JSON type
+        raise ImportFormatError(path, None, f"unexpected value type: {exc}") from None
+
+
+def _parse(path: Path) -> KBFile:
     data = read_json_object(path, "'sources', 'releases' and 'kernels'")
-    sources = [Source(reviewed=REVIEWED, **s) for s in _need(data, "sources", "top level", path)]
+    # A source may carry its own review date (those read later than the first extract).
+    sources = [Source(**{"reviewed": REVIEWED, **s}) for s in _need(data, "sources", "top level", path)]
     known = {s.id for s in sources}
     kernels: dict[str, dict] = _need(data, "kernels", "top level", path)
     # test-infra source id -> the glibc floor its Linux wheel images impose (see wheel_glibc)
@@ -107,7 +133,8 @@ def parse(path: Path) -> KBFile:
             raise ImportFormatError(path, None, f"{where}: source '{src}' is not in 'sources'")
         for variant, info in _need(rel, "variants", where, path).items():
             if not _VARIANT.match(variant):
-                raise ImportFormatError(path, None, f"{where}: '{variant}' is not a wheel variant (cuXYZ, rocmX.Y, cpu)")
+                raise ImportFormatError(path, None,
+                                        f"{where}: '{variant}' is not a wheel variant (cuXYZ, rocmX.Y, cpu, xpu)")
             kind = variant_kind(variant)
             vsrc = info.get("source", src)
             if vsrc not in known:
@@ -115,12 +142,12 @@ def parse(path: Path) -> KBFile:
             nid = f"torch-{version}+{variant}"
             nodes.append(Node(
                 id=nid, layer=Layer.framework, name=f"torch {version}+{variant}", family="torch",
-                version=f"{version}+{variant}", vendor={"cuda": "nvidia", "rocm": "amd"}.get(kind),
-                backend=kind, source=vsrc, note=info.get("note"),
+                version=f"{version}+{variant}", vendor=_KIND_VENDOR.get(kind),
+                backend=_KIND_BACKEND[kind], source=vsrc, note=info.get("note"),
                 # A CPU-only wheel links no CUDA or ROCm toolkit.
                 layers={Layer.toolkit: "not_used"} if kind == "cpu" else {}))
             base = dict(subject=nid, status=Status.supported, source=vsrc, section=info.get("section", rel.get("section")))
-            if kind != "cpu":
+            if kind in ("cuda", "rocm"):
                 facts.append(Fact(id=f"{nid}-toolkit", relation=Relation.built_with, object=_toolkit_selector(variant),
                                   note=f"The variant label {variant} names the toolkit release the wheel was built with.",
                                   **base))
@@ -149,7 +176,52 @@ def parse(path: Path) -> KBFile:
                     note="ROCm wheels are published for Linux only; there is no Windows wheel of this variant.",
                     **{k: v for k, v in base.items() if k != "status"}))
             facts.extend(_kernel_facts(path, nid, version, variant, kind, kernels, known, base))
+    facts.extend(_listed_kernel_facts(path, data.get("kernel_lists", []), known, {n.id for n in nodes},
+                                      {f.id for f in facts}))
     return KBFile(sources=sources, nodes=nodes, facts=facts)
+
+
+def _listed_kernel_facts(path: Path, entries: list, known: set[str], builds: set[str],
+                         taken: set[str]) -> list[Fact]:
+    """``ships_kernels_for`` facts for the builds each ``kernel_lists`` entry names: the
+    entry's targets, complete for the vendor, on Linux (the lists come from Linux wheel
+    build scripts)."""
+    if not isinstance(entries, list):
+        raise ImportFormatError(path, None, "'kernel_lists' must be a list")
+    facts = []
+    for n, entry in enumerate(entries):
+        where = f"kernel_lists[{n}]"
+        if not isinstance(entry, dict):
+            raise ImportFormatError(path, None, f"{where}: expected an object")
+        src = _need(entry, "source", where, path)
+        if src not in known:
+            raise ImportFormatError(path, None, f"{where}: source '{src}' is not in 'sources'")
+        kind = _need(entry, "kind", where, path)
+        if kind not in ("cuda", "rocm"):
+            raise ImportFormatError(path, None, f"{where}: kind must be 'cuda' or 'rocm', not '{kind}'")
+        targets = _need(entry, "targets", where, path)
+        if not targets or not all(isinstance(t, str) for t in targets):
+            raise ImportFormatError(path, None, f"{where}: 'targets' must be a non-empty list of names")
+        for build in _need(entry, "builds", where, path):
+            if not isinstance(build, str) or "+" not in build:
+                raise ImportFormatError(path, None, f"{where}: '{build}' is not a build (VERSION+VARIANT)")
+            nid = f"torch-{build}"
+            if nid not in builds:
+                raise ImportFormatError(path, None, f"{where}: build '{build}' is not among the releases")
+            if variant_kind(build.split("+", 1)[1]) != kind:
+                raise ImportFormatError(path, None, f"{where}: build '{build}' is not a {kind} build")
+            fid = f"{nid}-linux-kernels"
+            if fid in taken:
+                raise ImportFormatError(path, None, f"{where}: build '{build}' already has a kernel list")
+            taken.add(fid)
+            facts.append(Fact(
+                id=fid, relation=Relation.ships_kernels_for, subject=nid,
+                object=Selector(ids=_arch_ids(kind, targets)), exhaustive=True,
+                domain=Selector(layer=Layer.arch, vendor="nvidia" if kind == "cuda" else "amd"),
+                when={Layer.os: Selector(layer=Layer.os, platform="linux")},
+                status=Status.supported, source=src, section=entry.get("section"),
+                note=entry.get("note"), caveat=entry.get("caveat")))
+    return facts
 
 
 def _kernel_facts(path: Path, nid: str, version: str, variant: str, kind: str, kernels: dict,
@@ -220,6 +292,17 @@ def wheel_glibc(matrix_text: str) -> str | None:
     return "2.28" if images == {"pytorch/manylinux2_28-builder"} else None
 
 
+def xpu_platforms(matrix_text: str) -> list[str]:
+    """The platforms the wheel matrix adds its XPU variant for: the condition in front of
+    ``arches += [XPU]`` names Linux alone (release/2.5) or Linux and Windows (2.6 on);
+    empty when the matrix has no XPU variant."""
+    m = re.search(r"^\s*if ([^\n]*):\n\s*arches \+= \[XPU\]", matrix_text, re.M)
+    if not m:
+        return []
+    cond = m.group(1)
+    return [p for p, name in (("linux", "LINUX"), ("windows", "WINDOWS")) if re.search(rf"\b{name}\b", cond)]
+
+
 def extract(test_infra: Path, builder: Path) -> dict:
     """Release candidates and their variants per ``release/2.X`` branch of test-infra, and
     the Linux kernel lists per ``release/2.X`` branch of builder (git checkouts).
@@ -238,7 +321,8 @@ def extract(test_infra: Path, builder: Path) -> dict:
                 continue
             releases[cand.group(1)] = {"commit": commit, "branch": branch,
                                        "cuda": _dict_list(text, "CUDA_ARCHES_DICT", "test"),
-                                       "rocm": _dict_list(text, "ROCM_ARCHES_DICT", "test")}
+                                       "rocm": _dict_list(text, "ROCM_ARCHES_DICT", "test"),
+                                       "xpu": xpu_platforms(text)}
     kernels: dict[str, dict] = {}
     for minor in range(0, 5):
         branch = f"release/2.{minor}"
