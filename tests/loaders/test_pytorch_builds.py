@@ -87,6 +87,15 @@ def test_listed_rocm_targets(kg, build, arch, listed):
     assert fact.when["os"].platform.value == "linux"
 
 
+def test_measured_cuda_list_for_2_10_cu128(kg):
+    # pytorch/pytorch#182250 (2026-05-03): 2.10.0+cu128 prints sm_70 ... sm_120, no compute_* entry.
+    fact = kg.fact_by_id["torch-2.10.0+cu128-linux-kernels"].fact
+    assert fact.object.ids == ["sm_70", "sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"]
+    plan = run.compile_query(kg, 'explain gpu = "Tesla V100", os = "Ubuntu 22.04", framework = "torch 2.10.0+cu128"')
+    edge = next(e for e in explain(kg, plan).path.edges if (e.upper.value, e.lower.value) == ("framework", "arch"))
+    assert [cf.id for cf in edge.facts] == ["torch-2.10.0+cu128-linux-kernels"]
+
+
 def test_releases_no_source_covers_keep_no_list(kg):
     # 2.12.1 came after the archs.nix lists were removed; 2.6.0's scripts were not read at a release commit.
     for build in ("torch-2.12.1+rocm7.2", "torch-2.6.0+rocm6.2.4", "torch-2.7.0+rocm6.3", "torch-2.10.0+rocm7.1"):
