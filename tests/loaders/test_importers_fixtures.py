@@ -362,6 +362,21 @@ def test_hip_sdk_malformed(name, line, words):
         assert word in str(err.value)
 
 
+def test_hip_sdk_markdown_page_malformed(tmp_path):
+    """A ROCm 5.x Markdown page (HIP SDK 5.5/5.7) with a mark the importer does not know names the row."""
+    from gpulane.loaders.importers import INPUTS_DIR
+
+    text = (INPUTS_DIR / "hip-sdk-windows" / "5.5.md").read_text(encoding="utf-8")
+    bad = tmp_path / "5.5.md"
+    bad.write_text(text.replace("| AMD Radeon™ RX 6800     | RDNA2  | gfx1030 | ✅ | ✅ |",
+                                "| AMD Radeon™ RX 6800     | RDNA2  | gfx1030 | yes | ✅ |"), encoding="utf-8")
+    with pytest.raises(ImportFormatError) as err:
+        hip_sdk_windows.parse(bad)
+    assert "Radeon™ RX 6800" not in str(err.value) and "RX 6800" in str(err.value) and "'yes'" in str(err.value)
+    assert err.value.line == text.splitlines().index(
+        "| AMD Radeon™ RX 6800     | RDNA2  | gfx1030 | ✅ | ✅ |") + 1
+
+
 # ----------------------------------------------- malformed input writes nothing
 
 

@@ -240,17 +240,30 @@ def test_hip_sdk_spot_checks(kb):
 
 
 def test_hip_sdk_every_windows_page_read():
-    """Each readable Windows page (docs/6.0.0, docs/6.1.1, the 6.2 one) is its own SDK and runtime
-    release; the shipped file restates exactly what the bundled pages say."""
+    """Each readable Windows page (ROCm/ROCm win-5.5 and docs/5.7.1, docs/6.0.0, docs/6.1.1, the 6.2
+    one) is its own SDK and runtime release; the shipped file restates exactly what the bundled pages say."""
     from gpulane.loaders.importers import INPUTS_DIR, hip_sdk_windows
 
     fresh = hip_sdk_windows.parse(INPUTS_DIR / "hip-sdk-windows")
     shipped = load("hip-sdk-windows.yaml")
     assert {f.id for f in fresh.facts} == {f.id for f in shipped.facts}
     toolkits = {n.id for n in fresh.nodes if n.layer is Layer.toolkit}
-    assert toolkits == {f"hip-{kind}-{label}" for kind in ("sdk", "runtime") for label in ("6.0.0", "6.1.1", "6.2")}
+    assert toolkits == {f"hip-{kind}-{label}" for kind in ("sdk", "runtime")
+                        for label in ("5.5", "5.7", "6.0.0", "6.1.1", "6.2")}
     f = {x.id: x for x in fresh.facts}
     # The RX 6700 XT: the runtime of the Windows driver yes, the HIP SDK libraries no, on every page read.
-    for label in ("6.1.1", "6.2"):
+    for label in ("5.5", "5.7", "6.1.1", "6.2"):
         assert f[f"hip-runtime-{label}-gpu-radeon-rx-6700-xt"].status is Status.supported
         assert f[f"hip-sdk-{label}-gpu-radeon-rx-6700-xt"].status is Status.unsupported
+    # win-5.5 (HIP SDK 5.5 for Windows): the RX 7900 XT and RX 6950 XT are marked ❌ for both;
+    # the ROCm 5.7.1 page marks both ✅ and adds the RX 7600.
+    for gid in ("radeon-rx-7900-xt", "radeon-rx-6950-xt"):
+        assert f[f"hip-sdk-5.5-gpu-{gid}"].status is Status.unsupported
+        assert f[f"hip-runtime-5.5-gpu-{gid}"].status is Status.unsupported
+        assert f[f"hip-sdk-5.7-gpu-{gid}"].status is Status.supported
+    assert "hip-sdk-5.5-gpu-radeon-rx-7600" not in f and f["hip-sdk-5.7-gpu-radeon-rx-7600"].exhaustive
+    # The 5.5 page's Windows Server 2022 row names no validated update.
+    assert "no validated update" in f["hip-sdk-5.5-os-windows-server-2022"].note
+    # The 5.7 page's "RX 6750" row: the 6.0.0 page lists the RX 6750 XT there with the same marks.
+    assert f["hip-runtime-5.7-gpu-radeon-rx-6750-xt"].status is Status.supported
+    assert "'Radeon RX 6750'" in f["hip-sdk-5.7-gpu-radeon-rx-6750-xt"].note

@@ -17,6 +17,10 @@ We model one toolkit node, :data:`TOOLKIT_ID` (family ``hip-sdk``), with
 The runtime-only support (✅ runtime, ❌ SDK, e.g. RX 6700 XT) is kept in the
 note of the unsupported SDK fact: the runtime is part of the display driver, not
 a toolkit a path chooses. Nothing here is inferred from the Linux pages.
+
+The HIP SDK 5.5 and 5.7 pages predate ``rocm-install-on-windows``: they are
+``docs/release/windows_support.md`` of ``ROCm/ROCm`` (Markdown pipe tables in
+``tab-item`` blocks), read as ``<label>.md`` with the same checks.
 """
 
 from __future__ import annotations
@@ -25,10 +29,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+import datetime as dt
+
 from gpulane.model import Fact, KBFile, Layer, Node, Relation, Selector, Source, Status
 
-from .common import (REVIEWED, gpu_ids, gpu_name, os_node, parse_mark, parse_os_list, read_rst_tables, read_source,
-                     tab_segment)
+from .common import (REVIEWED, RstTable, gpu_ids, gpu_name, os_node, parse_mark, parse_os_list, read_rst_tables,
+                     read_source, tab_segment)
 from .errors import ImportFormatError
 
 COMMIT = "91a3e0c625945f3d2ef7dc397208ab8ff5de651d"
@@ -52,7 +58,10 @@ SOURCE = Source(
 
 OS_SECTION = "Supported SKUs"
 GPU_SECTION = "Windows-supported GPUs"
+OS_HEADER = ["Distribution", "Processor architectures", "Validated update"]
 GPU_HEADER = ["Name", "Architecture", "LLVM target", "Runtime", "HIP SDK"]
+# The ROCm 5.x Markdown pages call the GPU section differently.
+MD_GPU_SECTIONS = ("GPU Support Table", "Windows Supported GPUs")
 RANK = {Status.supported: 0, Status.deprecated: 1, Status.unsupported: 2}
 WORDS = {Status.supported: "supported", Status.deprecated: "deprecated", Status.unsupported: "not supported"}
 
@@ -72,8 +81,28 @@ class Page:
 
 
 PAGE_62 = Page(HIP_SDK_VERSION, SOURCE, "ROCm 6.1.2-6.2.4")
-#: Every page read (branches of ROCm/rocm-install-on-windows; the 6.4.2 and 7.x pages are not in it).
+#: The day the ROCm/ROCm Markdown pages (HIP SDK 5.5, 5.7) were read.
+REVIEWED_MD = dt.date(2026, 12, 1)
+#: Every page read, oldest first (ROCm/ROCm for 5.5 and 5.7, branches of ROCm/rocm-install-on-windows
+#: for 6.x; the 6.4.2 and 7.x pages are not in it).
 PAGES: dict[str, Page] = {p.label: p for p in (
+    Page("5.5", Source(
+        id="hip-sdk-windows-support-5.5",
+        url=("https://github.com/ROCm/ROCm/blob/b4d3dde1a2f62de76e227ee409b7f501e366a859/"
+             "docs/release/windows_support.md"),
+        publisher="AMD", title="GPU and OS Support (Windows), HIP SDK 5.5 for Windows (ROCm/ROCm tag win-5.5)",
+        version="b4d3dde1a2f62de76e227ee409b7f501e366a859", reviewed=REVIEWED_MD,
+        note="The commit of the tag win-5.5, which GitHub publishes as the release 'HIP SDK 5.5 for Windows'; the "
+             "file last changed in 4dd5cf1 (2023-07-27)."), "HIP SDK 5.5 release (tag win-5.5)"),
+    Page("5.7", Source(
+        id="hip-sdk-windows-support-5.7",
+        url=("https://github.com/ROCm/ROCm/blob/7aada9a2ae61956d480bc43a57b0a53396c1e1c0/"
+             "docs/release/windows_support.md"),
+        publisher="AMD", title="GPU and OS Support (Windows), ROCm 5.7.1 documentation",
+        version="7aada9a2ae61956d480bc43a57b0a53396c1e1c0", reviewed=REVIEWED_MD,
+        note="Branch docs/5.7.1; the file last changed in 227e135 (2023-10-17). AMD's release-versioning page lists "
+             "5.7 as a Windows release and says a HIP SDK release is documented by the ROCm documentation of the "
+             "same major.minor; docs/5.7.0 has the same tables with older wording."), "ROCm 5.7.1"),
     Page("6.0.0", Source(
         id="hip-sdk-windows-sysreq-6.0.0",
         url=("https://github.com/ROCm/rocm-install-on-windows/blob/81441d84df61b9ec533b085f98f1c1fc8500c05a/"
@@ -93,17 +122,26 @@ PAGES: dict[str, Page] = {p.label: p for p in (
 )}
 SOURCES = tuple(p.source for p in PAGES.values())
 
+#: A row name that is no product, per page, and the product it stands for. The 5.7 page's
+#: "RX 6750" sits where the next page (6.0.0, docs/6.0.0 81441d8) lists "AMD Radeon RX 6750 XT"
+#: with the same marks (runtime ✅, HIP SDK ❌); AMD sold no plain RX 6750.
+PAGE_NAME_FIXES = {"5.7": {"AMD Radeon RX 6750": "AMD Radeon RX 6750 XT"}}
+
+
+def _page_file(label: str) -> str:
+    return f"{label}.{'md' if label.startswith('5.') else 'rst'}"
+
 
 def parse(path: Path) -> KBFile:
-    """Read one page (the 6.2 one, or ``<label>.rst``) or a folder of ``<label>.rst`` pages."""
+    """Read one page (the 6.2 one, or ``<label>.rst`` / ``<label>.md``) or a folder of such pages."""
     path = Path(path)
     if not path.is_dir():
         page = PAGES.get(path.stem, PAGE_62)
         return _parse_page(path, page)
-    files = sorted(p for p in path.iterdir() if p.suffix == ".rst")
-    unknown = [f.name for f in files if f.stem not in PAGES]
+    files = sorted(p for p in path.iterdir() if p.suffix in (".rst", ".md"))
+    unknown = [f.name for f in files if f.stem not in PAGES or f.name != _page_file(f.stem)]
     if not files or unknown:
-        raise ImportFormatError(path, None, f"expected pages named {', '.join(f'{k}.rst' for k in PAGES)}; "
+        raise ImportFormatError(path, None, f"expected pages named {', '.join(_page_file(k) for k in PAGES)}; "
                                             f"found {', '.join(f.name for f in files) or 'none'}")
     sources, nodes, facts, seen = [], [], [], set()
     for file in sorted(files, key=lambda f: list(PAGES).index(f.stem), reverse=True):  # newest page first
@@ -117,9 +155,53 @@ def parse(path: Path) -> KBFile:
     return KBFile(sources=sources, nodes=nodes, facts=facts)
 
 
+def read_md_tables(text: str) -> list[RstTable]:
+    """The pipe tables of a ROCm 5.x Markdown page, as :class:`RstTable` s: ``##`` headings are
+    sections (the GPU section renamed to :data:`GPU_SECTION`), ``:::{tab-item} X`` opens a tab,
+    link markup in cells is reduced to its text and trademark signs are dropped."""
+    def cells(line: str) -> list[str]:
+        out = []
+        for cell in line.strip().strip("|").split("|"):
+            cell = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", cell)
+            out.append(" ".join(re.sub(r"[™®]", "", cell).split()))
+        return out
+
+    lines = text.splitlines()
+    tables: list[RstTable] = []
+    section, tab = "", None
+    i = 0
+    while i < len(lines):
+        line = lines[i].strip()
+        m = re.match(r"^#{2,3}\s+(.*)$", line)
+        if m:
+            section, tab = m.group(1).strip(), None
+            if section in MD_GPU_SECTIONS:
+                section = GPU_SECTION
+        m = re.match(r"^:::\{tab-item\}\s*(.*)$", line)
+        if m:
+            tab = m.group(1).strip()
+        elif line in (":::", "::::"):
+            tab = None if line == ":::" else tab
+        if line.startswith("|") and i + 1 < len(lines) and re.match(r"^\|[\s:|-]+\|?\s*$", lines[i + 1].strip()):
+            table = RstTable(kind="md-table", line=i + 1, section=section, tab=tab, header=cells(line))
+            i += 2
+            while i < len(lines) and lines[i].strip().startswith("|"):
+                table.rows.append((i + 1, cells(lines[i])))
+                i += 1
+            tables.append(table)
+            continue
+        i += 1
+    return tables
+
+
+def _same_header(found: list[str], expected: list[str]) -> bool:
+    """Headers agree up to case (the 5.x pages write "Processor Architectures", "LLVM Target")."""
+    return [h.lower() for h in found] == [h.lower() for h in expected]
+
+
 def _parse_page(path: Path, page: Page) -> KBFile:
     text = read_source(path)
-    tables = read_rst_tables(path, text)
+    tables = read_md_tables(text) if path.suffix == ".md" else read_rst_tables(path, text)
     SOURCE, HIP_SDK_VERSION = page.source, page.label  # noqa: N806 - this page's source and label
     TOOLKIT_ID, RUNTIME_ID = f"hip-sdk-{page.label}", f"hip-runtime-{page.label}"  # noqa: N806
 
@@ -127,7 +209,7 @@ def _parse_page(path: Path, page: Page) -> KBFile:
     if len(os_tables) != 1:
         raise ImportFormatError(path, None, f"expected one Windows table under {OS_SECTION!r}, found {len(os_tables)}")
     os_table = os_tables[0]
-    if os_table.header != ["Distribution", "Processor architectures", "Validated update"]:
+    if not _same_header(os_table.header, OS_HEADER):
         raise ImportFormatError(
             path, os_table.line,
             f"Windows table: expected header (Distribution, Processor architectures, Validated update), "
@@ -167,7 +249,8 @@ def _parse_page(path: Path, page: Page) -> KBFile:
             domain=Selector(layer=Layer.os, platform="windows"),
             source=SOURCE.id,
             section=OS_SECTION,
-            note=f"{cpu} only; validated with update {update}.",
+            note=f"{cpu} only; validated with update {update}." if update else f"{cpu} only; the page names no "
+                                                                               f"validated update.",
         ))
 
     gpu_tables = [t for t in tables if t.section == GPU_SECTION]
@@ -177,7 +260,7 @@ def _parse_page(path: Path, page: Page) -> KBFile:
     best_runtime: dict[str, tuple[Status, list[str]]] = {}
     for table in gpu_tables:
         tab = table.tab or "(no tab)"
-        if table.header != GPU_HEADER:
+        if not _same_header(table.header, GPU_HEADER):
             raise ImportFormatError(
                 path, table.line, f"GPU table in tab {tab!r}: expected header {GPU_HEADER}, found {table.header}")
         for lineno, cells in table.rows:
@@ -185,6 +268,7 @@ def _parse_page(path: Path, page: Page) -> KBFile:
                 raise ImportFormatError(
                     path, lineno, f"tab {tab!r}: row has {len(cells)} cells, expected {len(GPU_HEADER)}")
             name, _arch, target, runtime_mark, sdk_mark = cells
+            fixed = PAGE_NAME_FIXES.get(page.label, {}).get(name)
             if not re.fullmatch(r"gfx[0-9a-f]{3,4}", target):
                 raise ImportFormatError(
                     path, lineno, f"tab {tab!r}, row {name!r}, column 'LLVM target': expected e.g. 'gfx1100', "
@@ -199,6 +283,10 @@ def _parse_page(path: Path, page: Page) -> KBFile:
                 marks[column] = parsed[0]
             runtime, sdk = marks["Runtime"], marks["HIP SDK"]
             note = f"Windows HIP runtime: {WORDS[runtime]}; HIP SDK libraries: {WORDS[sdk]}."
+            if fixed:
+                note += (f" The page names this row {gpu_name(name)!r}, no product; the next page of the series lists "
+                         f"{gpu_name(fixed)} in its place with the same marks.")
+                name = fixed
             if runtime is not Status.unsupported and sdk is Status.unsupported:
                 note += (" Programs that need only the HIP runtime of the Windows driver can run on this GPU; "
                          "the SDK's libraries are not supported on it.")
