@@ -133,6 +133,10 @@ class Node(BaseModel):
     # A PCI function that exists only when a board is shared between virtual machines (SR-IOV): AMD's
     # "MxGPU" and "VF" device names. Not a board anyone buys; not counted among discrete GPUs.
     virtual_function: Optional[bool] = None
+    # A device name its source gives only as a family, brand and line words with no model ("AMD Radeon
+    # RX Series" in amdgpu.ids): it names no single product, so no single memory size; not counted
+    # among discrete GPUs. Set only where the source's own wording is such a family name.
+    generic_name: Optional[bool] = None
     # PCI device ids ("10de:2684", "1002:744c"), lower-case hex, vendor:device.
     pci_ids: list[str] = Field(default_factory=list)
     backend: Optional[Backend] = None

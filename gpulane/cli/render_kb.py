@@ -7,7 +7,7 @@ import datetime as dt
 from gpulane.graph.kb import CompiledFact, KnowledgeGraph
 from gpulane.model import Layer, Node
 
-_ATTRS = ("vendor", "family", "version", "vram_gb", "vram_sizes_gb", "virtual_function", "llvm_target", "compute_capability", "platform",
+_ATTRS = ("vendor", "family", "version", "vram_gb", "vram_sizes_gb", "virtual_function", "generic_name", "llvm_target", "compute_capability", "platform",
           "kernels", "glibc", "release_date", "layers")
 
 

@@ -61,6 +61,11 @@ def check_graph(kg: KnowledgeGraph, today: dt.date | None = None) -> list[Proble
                 add("error", "nodes", i, f"node '{node.id}': source '{src_id}' of {attr} is not defined")
             if not hasattr(node, attr) or getattr(node, attr) in (None, [], {}):
                 add("error", "nodes", i, f"node '{node.id}': attribute_sources names {attr}, which the node does not set")
+        if node.generic_name and (node.vram_gb is not None or node.vram_sizes_gb):
+            add("error", "nodes", i, f"node '{node.id}': generic_name (a family name, no single product) "
+                                     "cannot state a memory size")
+        if node.generic_name and node.layer is not Layer.gpu:
+            add("error", "nodes", i, f"node '{node.id}': generic_name is for GPU nodes only")
         for name in {node.name, *node.aliases}:
             key = (node.layer, normalise(name))
             other = seen_keys.get(key)

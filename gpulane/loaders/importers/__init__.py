@@ -302,7 +302,7 @@ def split_amd_archs(kb: KBFile) -> tuple[KBFile, list[Node]]:
     return rest, shared.get(AMD_ARCH_FILE, [])
 
 
-_MERGED_ATTRIBUTES = ("family", "segment", "virtual_function", "llvm_target", "vram_gb", "vram_sizes_gb", "pci_ids",
+_MERGED_ATTRIBUTES = ("family", "segment", "virtual_function", "generic_name", "llvm_target", "vram_gb", "vram_sizes_gb", "pci_ids",
                       "aliases", "note")
 # One memory statement per node: a node that states one size (or several) takes neither from another source.
 _MEMORY = ("vram_gb", "vram_sizes_gb")

@@ -232,6 +232,19 @@ def is_virtual_function(name: str) -> bool:
     return bool(_VIRTUAL_FUNCTION.search(name))
 
 
+# AMD's brand and line words: a device name made of these alone ("AMD Radeon RX Series", "AMD Radeon Pro WX
+# Series", "AMD Radeon RX Graphics") names a family of products, not one.
+_FAMILY_WORDS = frozenset({"amd", "radeon", "rx", "pro", "wx", "series", "graphics"})
+
+
+def is_generic_name(name: str, spellings: set[str]) -> bool:
+    """Whether every name amdgpu.ids gives the device is only AMD's brand and line words, with no
+    model name or number: a family name, which no single product (or memory size) answers to."""
+
+    words = [w.lower() for text in (name, *spellings) for w in text.split()]
+    return bool(spellings) and all(w in _FAMILY_WORDS for w in words)
+
+
 def aliases_for(name: str, spellings: set[str]) -> list[str]:
     out = list(gpu_aliases(name))
     m = re.fullmatch(r"Radeon (\d{3,4}[MS])", name)
@@ -490,6 +503,11 @@ def parse(path: Path, data_dir: Path = DATA_DIR) -> KBFile:
         elif size is not None and segment != "integrated":
             extra = {"vram_gb": size[0], "attribute_sources": {"vram_gb": vram_table.SOURCE_ID}}
             note += f" Memory size from TechPowerUp (third party): {size[1]}."
+        if is_generic_name(product.name, product.spellings) and segment != "integrated":
+            extra["generic_name"] = True
+            note += (" amdgpu.ids gives these devices only a family name (brand and line words, no model: "
+                     + ", ".join(sorted(product.spellings)) + "): it names no single product and no single memory "
+                     "size; not counted among discrete GPUs.")
         if is_virtual_function(product.name):
             extra["virtual_function"] = True
             note += " A virtual function (AMD names it MxGPU / VF): what a virtual machine sees of a shared board."
