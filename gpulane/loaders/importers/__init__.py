@@ -87,7 +87,7 @@ IMPORTERS: dict[str, Importer] = {
                  (amd_products.SOURCE, amd_products.PCIIDS, amd_products.MESA, amd_products.THEROCK),
                  "amdgpu.ids", bundled=True),
         Importer("nvidia-products", nvidia_products.parse, "nvidia-products.yaml",
-                 (nvidia_products.SOURCE, nvidia_products.PCIIDS, nvidia_products.NIXPKGS),
+                 (nvidia_products.SOURCE, nvidia_products.PCIIDS, nvidia_products.NIXPKGS, nvidia_products.RTX_SPARK_UMA),
                  "open-gpu-kernel-modules-README.md", bundled=True),
         Importer("vram-vendor-pages", vram_table.parse_pages, vram_table.PAGES_TARGET, (),
                  vram_table.PAGES_FILE, bundled=True),

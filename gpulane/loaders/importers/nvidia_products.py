@@ -21,6 +21,7 @@ test checks the hand-written files agree).
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +57,16 @@ NIXPKGS = Source(
     version=NIXPKGS_COMMIT,
     reviewed=REVIEWED,
     note="Third-party table, used as NVIDIA's own pages are not available for every chip; a cross-check.",
+)
+RTX_SPARK_UMA = Source(
+    id="nvidia-rtx-spark-porting-guide-uma",
+    url="https://docs.nvidia.com/rtx-spark/rtx-spark-porting-guide/0.1.0/uma/index.html",
+    publisher="NVIDIA",
+    title="NVIDIA RTX Spark Porting Guide 0.1.0, Unified Memory Architecture",
+    version="0.1.0",
+    reviewed=dt.date(2026, 12, 1),
+    note="RTX Spark's CPU and its integrated GPU share one physical memory; the GPU's dedicated region is a "
+         "carve-out of system DRAM, not memory of its own.",
 )
 PCIIDS = Source(
     id="pciids-nvidia",
@@ -190,6 +201,8 @@ def segment_of(name: str) -> str:
     bare = name[len("NVIDIA "):] if name.startswith("NVIDIA ") else name
     if re.search(r"\bJetson\b|\bDRIVE\b", bare):
         return "embedded"
+    if re.match(r"RTX Spark\b", bare):  # NVIDIA's RTX Spark porting guide: an iGPU sharing system memory
+        return "integrated"
     if re.match(r"(GeForce|TITAN|CMP|P10\d-)\b", bare):
         return "consumer"
     if re.match(r"(Quadro|NVS|RTX|Matrox|DGX Display)\b", bare) or re.match(r"T\d{3,4}", bare):
@@ -343,6 +356,11 @@ def parse(path: Path, data_dir: Path = DATA_DIR) -> KBFile:
             elif size is not None and segment_of(product.name) != "embedded":
                 extra = {"vram_gb": size[0], "attribute_sources": {"vram_gb": vram_table.SOURCE_ID}}
                 note += f" Memory size from TechPowerUp (third party): {size[1]}."
+            if segment_of(product.name) == "integrated":
+                used.add(RTX_SPARK_UMA.id)
+                extra.setdefault("attribute_sources", {})["segment"] = RTX_SPARK_UMA.id
+                note += (" Integrated GPU: NVIDIA's RTX Spark porting guide says the CPU and this integrated GPU share "
+                         "one physical memory, so it has no memory of its own.")
             nodes[gid] = Node(id=gid, layer=Layer.gpu, name=product.name,
                               aliases=short_aliases(product.name, product.published), vendor="nvidia",
                               segment=segment_of(product.name), pci_ids=pci_ids, source=product.source,
@@ -361,7 +379,7 @@ def parse(path: Path, data_dir: Path = DATA_DIR) -> KBFile:
             note=f"{entry.why}. Devices: {', '.join(pci_ids)}." + (f" {left_out}" if left_out else ""),
         )
     _drop_shared_aliases(nodes, known)
-    sources = [s for s in (SOURCE, PCIIDS, NIXPKGS) if s.id in used]
+    sources = [s for s in (SOURCE, PCIIDS, NIXPKGS, RTX_SPARK_UMA) if s.id in used]
     return KBFile(sources=sources, nodes=list(nodes.values()), facts=list(facts.values()))
 
 
