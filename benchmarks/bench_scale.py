@@ -276,7 +276,7 @@ def oxigraph(kg: KnowledgeGraph, questions: list[str], repeat: int, hand: str | 
     from gpulane.queries.sparql import SparqlUnsupportedError, answer_ids, to_sparql
 
     store = ox.Store()
-    store.bulk_load(rdf.export(kg, "ntriples").encode(), format=ox.RdfFormat.N_TRIPLES)
+    store.bulk_load((rdf.export(kg, "ntriples") + rdf.verdicts(kg, "ntriples")).encode(), format=ox.RdfFormat.N_TRIPLES)
     out = []
     for question in questions:
         plan = run.compile_query(kg, question)

@@ -28,7 +28,7 @@ _LAYER_RANK = {layer: i for i, layer in enumerate(LAYER_ORDER)}
 from gpulane.versions import VersionRange
 
 __all__ = ["GL", "KB", "PROV", "FORMATS", "ExportError", "export", "ntriples", "turtle", "jsonld", "to_graph",
-           "node_iri", "fact_iri", "step_iri", "HANDLED", "RDF_JSON", "camel", "source_iri", "id_from_iri", "DriverKeys", "INF_KEY"]
+           "node_iri", "fact_iri", "verdicts", "step_iri", "HANDLED", "RDF_JSON", "camel", "source_iri", "id_from_iri", "DriverKeys", "INF_KEY"]
 
 GL = "https://gpulane.dev/ns#"
 KB = "https://gpulane.dev/kb/"
@@ -481,6 +481,22 @@ def jsonld(kg: KnowledgeGraph) -> str:
         else:
             obj.setdefault(prop, []).append(_jsonld_value(o))
     return json.dumps({"@graph": list(objects.values())}, ensure_ascii=False, indent=1) + "\n"
+
+
+def verdicts(kg: KnowledgeGraph, format: str = "ntriples") -> str:
+    """The verdict graph (gpulane.graph.verdicts) as N-Triples or Turtle: the engine's pair
+    verdicts, which the generated SPARQL reads beside the export. Derived data: the import
+    does not read it back."""
+    from gpulane.graph.verdicts import verdict_triples
+
+    triples = verdict_triples(kg)
+    if format in ("nt", "ntriples", "n-triples"):
+        return "".join(f"{s} {p} {o} .\n" for s, p, o in triples)
+    if format in ("ttl", "turtle"):
+        out = [f"@prefix {prefix}: <{ns}> .\n" for prefix, ns in PREFIXES.items()]
+        out += [f"{_short(s)} {_short(p)} {_short(o)} .\n" for s, p, o in triples]
+        return "".join(out)
+    raise ExportError(f"the verdict graph is written as ntriples or turtle, not '{format}'")
 
 
 def export(kg: KnowledgeGraph, format: str = "turtle") -> str:

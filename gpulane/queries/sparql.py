@@ -83,7 +83,7 @@ def to_sparql(kg: KnowledgeGraph, plan: Plan) -> str:
             "drop the driver filter, or ask gpulane")
     if getattr(problem, "lenient", False):
         raise SparqlUnsupportedError("lenient statements (unknown edges allowed) are not translated to SPARQL")
-    if Layer.app in problem.scope:
+    if Layer.app in problem.scope and not problem.allow <= OFFICIAL_POSITIVE:
         candidates = problem.pins.get(Layer.app) or kg.by_layer[Layer.app]
         releases = sorted(c for c in candidates if c in kg.nodes and kg.nodes[c].version)
         if releases:
@@ -92,6 +92,11 @@ def to_sparql(kg: KnowledgeGraph, plan: Plan) -> str:
                 f"app candidates, e.g. {kg.nodes[releases[0]].name}): the engine weighs a release's build list "
                 "against its support statement and reads complete lists over their domain only, which the "
                 "query does not express; ask gpulane")
+    if problem.kernel is not None:
+        raise SparqlUnsupportedError("statements that name a kernel are not translated to SPARQL: the kernel lists of "
+                                     "toolkit statements are not in the export; drop the kernel filter, or ask gpulane")
+    if problem.allow <= OFFICIAL_POSITIVE:
+        return _verdict_query(kg, plan)
     layers = [l for l in problem.scope if l is not Layer.driver]
     allow = sorted(s.value for s in problem.allow)
     link = "gl:link" if problem.allow - OFFICIAL_POSITIVE else "gl:officialLink"
@@ -408,3 +413,231 @@ class _Branch:
             return
         conds = [f"{lo} < {hi}" for lo in lows for hi in highs]
         self._fold(rules, "\n        && ".join(conds))
+
+
+# -- the query over the verdict graph ----------------------------------------------------------
+
+def _verdict_query(kg: KnowledgeGraph, plan: Plan) -> str:
+    """The statement over the verdict graph (gpulane.graph.verdicts): the engine's pair
+    verdicts, joined per pair of layers on the path."""
+    st, problem = plan.statement, plan.problem
+    layers = [l for l in problem.scope if l is not Layer.driver]
+    link = "gl:officialLink"
+    branches = []
+    any_bundles = _apps_bundle_toolkits(kg, problem.pins.get(Layer.app) or kg.by_layer[Layer.app])
+    for shape in _shapes(kg, plan, layers):
+        judged = all(shape.get(l) == "node" for l in (Layer.app, Layer.toolkit, Layer.arch))
+        for bundled in ((False, True) if judged and any_bundles else (None,)):
+            body = _VerdictBranch(kg, plan, layers, shape, [], link, bundled).render()
+            if body is not None:
+                branches.append(body)
+    head = ["PREFIX gl: <%s>" % GL, "",
+            *_comment_lines(st.text),
+            "# Runs on the export together with its verdict graph (gpulane export --verdicts).",
+            "SELECT DISTINCT " + " ".join(_v(l) for l in plan.project) + " WHERE {"]
+    if not branches:
+        return "\n".join(head + ["  FILTER(false)", "}", ""])
+    return "\n".join(head + ["  {\n" + "\n  } UNION {\n".join(branches) + "\n  }", "}", ""])
+
+
+_SMALL_PIN = 32  # pins with more values (vendor = AMD: every AMD GPU) are joined last
+
+
+def _cap(layer: Layer) -> str:
+    return layer.value[0].upper() + layer.value[1:]
+
+
+class _VerdictBranch(_Branch):
+    """One UNION branch over the verdict graph: pins, then one join per required pair, the
+    optional pairs as exclusions, the driver intervals."""
+
+    def render(self) -> str | None:
+        from gpulane.graph.verdicts import inventory, pass_kinds, predicate, read_layers
+
+        self._pass_kinds, self._predicate, self._read_layers = pass_kinds, predicate, read_layers
+        self.inv = inv = inventory(self.kg)
+        pins = self.problem.pins
+        self.filters: list[str] = []
+        small = {l for l in self.real if l in pins and len(pins[l]) <= _SMALL_PIN}
+        for layer in sorted(small, key=lambda l: (len(pins[l]), _RANK[l])):
+            self.add(self._pin_values(layer).strip())
+        if self.bundled:
+            self.add("?app gl:bundlesToolkit ?toolkit .")
+        elif self.bundled is False:
+            self.add("MINUS { ?app gl:bundlesToolkit ?toolkit }")
+        # Required pairs first, from the small pins outwards, each time the pair whose new
+        # layer the bound one links to fewest nodes (from the compiled pair tables): written
+        # in the order a nested-loop join should run them.
+        required = [p for p in self._pairs() if self._kind(*p) == "ok"]
+        bound = set(small) or {min(self.real, key=lambda l: (len(pins.get(l, self.kg.by_layer[l])), _RANK[l]))}
+        ordered = []
+        while required:
+            nxt = min(required, key=lambda p: self._cost(p, bound))
+            required.remove(nxt)
+            ordered.append(nxt)
+            bound |= set(nxt)
+        for upper, lower in ordered:
+            self._ok_pair(upper, lower)
+        for layer in sorted(set(self.real) & set(pins) - small, key=lambda l: _RANK[l]):
+            self.add(self._pin_values(layer).strip())
+        for layer in self.real:
+            if layer not in pins:
+                self.add(f"{_v(layer)} gl:layer gl:{layer.value} .")
+                if layer in inv.cpu:
+                    self.add(f"MINUS {{ {_v(layer)} gl:cpuOnly true }}")
+        if not self._pseudo_rules():
+            return None
+        for upper, lower in self._pairs():
+            if (upper, lower) in inv.declared:
+                self.add(f"FILTER NOT EXISTS {{ {_v(upper)} gl:notUsedLayer|gl:bundledLayer gl:{lower.value} }}")
+            if (lower, upper) in inv.declared:
+                self.add(f"FILTER NOT EXISTS {{ {_v(lower)} gl:notUsedLayer|gl:bundledLayer gl:{upper.value} }}")
+            kind = self._kind(upper, lower)
+            if kind == "pass":
+                self._vendor_rule(upper, lower)
+                if (upper, lower) in inv.spoken:
+                    self.filters.append(self._pass_pair(upper, lower))
+            elif kind == "toolkit-os":
+                self._toolkit_os()
+        if Layer.driver in self.problem.scope:
+            self._drivers()
+        for f in self.filters:
+            self.add(f"FILTER({f})")
+        for layer in self.layers:
+            if self.shape[layer] != "node":
+                self.add(f"BIND(<{PSEUDO[self.shape[layer]]}> AS {_v(layer)})")
+        return "\n".join(self.lines)
+
+    def _cost(self, pair: tuple[Layer, Layer], bound: set[Layer]) -> tuple:
+        """How many rows joining this pair next adds per row (both sides bound: it filters)."""
+        upper, lower = pair
+        if upper in bound and lower in bound:
+            return (0, 0.0, _RANK[upper])
+        table = self.kg.official_pairs
+        if upper in bound or lower in bound:
+            src, dst = (upper, lower) if upper in bound else (lower, upper)
+            links = table.get((src, dst), {})
+            fan = sum(len(v) for v in links.values()) / max(1, len(links))
+            return (1, fan, _RANK[upper])
+        return (2, float(len(self.kg.by_layer[upper]) * len(self.kg.by_layer[lower])), _RANK[upper])
+
+    def _vendor_rule(self, upper: Layer, lower: Layer) -> None:
+        if upper in self.inv.vendors and lower in self.inv.vendors:
+            self.add(f"FILTER NOT EXISTS {{ {_v(upper)} gl:computeVendor ?va . {_v(lower)} gl:computeVendor ?vb . "
+                     f"FILTER(?va != ?vb) }}")
+
+    def _kind(self, upper: Layer, lower: Layer) -> str:
+        if (upper, lower) == (Layer.toolkit, Layer.os):
+            return "toolkit-os" if len(self.real) > 1 else "ok"
+        return "ok" if self._required(upper, lower) else "pass"
+
+    def _member(self, layer: Layer, t: str, n: str) -> str:
+        """Whether the path's node of `layer` is in the set ?t (?n: whether ?t lists its complement)."""
+        if layer in self.real:
+            return f"({n} != EXISTS {{ {t} gl:in {_v(layer)} }})"
+        return f"({n} = true)"  # out of scope, or left out: a node no condition selects
+
+    def _subsets(self, upper: Layer, lower: Layer) -> list[tuple[Layer, ...]]:
+        read = self._read_layers(self.kg, upper, lower)
+        out = []
+        for mask in range(1, 1 << len(read)):
+            out.append(tuple(l for i, l in enumerate(read) if mask >> i & 1))
+        return out
+
+    def _rows(self, kind: str, upper: Layer, lower: Layer, p: str, subset) -> tuple[str, list[str], str]:
+        """A row pattern of a profile ?p over a read-layer subset, its membership tests, and the
+        row variable."""
+        r = self.fresh("r")
+        parts = [f"{p} gl:{self._predicate(kind, upper, lower, subset)} {r} . {r} gl:o {_v(lower)} ."]
+        tests = []
+        for layer in subset:
+            t, n = self.fresh("T"), self.fresh("N")
+            parts.append(f"{r} gl:c{_cap(layer)} {t} . {t} gl:neg {n} .")
+            tests.append(self._member(layer, t, n))
+        return " ".join(parts), tests, r
+
+    def _ok_union(self, upper: Layer, lower: Layer) -> tuple[str, list[str]]:
+        pins = "".join(self._pin_values(l) for l in (upper, lower)
+                       if len(self.problem.pins.get(l, ())) <= _SMALL_PIN)
+        p = self.fresh("p")
+        via = f"{_v(upper)} gl:{self._predicate('okVia', upper, lower)} {p} ."
+        alts = [f"{{ {pins}{via} {p} gl:{self._predicate('ok', upper, lower)} {_v(lower)} }}"]
+        tests = []
+        for subset in self._subsets(upper, lower):
+            p = self.fresh("p")
+            via = f"{_v(upper)} gl:{self._predicate('okVia', upper, lower)} {p} ."
+            body, member, r = self._rows("ok", upper, lower, p, subset)
+            alts.append(f"{{ {pins}{via} {body} }}")
+            # The test holds where this alternative did not bind the row (another one did).
+            tests.append(f"(!BOUND({r}) || (" + " && ".join(member) + "))")
+        return " UNION ".join(alts), tests
+
+    def _ok_pair(self, upper: Layer, lower: Layer) -> None:
+        if (upper, lower) not in self.inv.linked:
+            self.add("FILTER(false)")  # no fact can support this pair
+            return
+        union, tests = self._ok_union(upper, lower)
+        self.add(union)
+        self.filters.extend(tests)
+
+    def _pass_pair(self, upper: Layer, lower: Layer) -> str:
+        """An optional pair: never a stated failure; where it fails in some contexts, a row holds."""
+        def via() -> tuple[str, str]:
+            p = self.fresh("p")
+            return p, f"{_v(upper)} gl:{self._predicate('passVia', upper, lower)} {p} ."
+
+        p, v = via()
+        self.add(f"FILTER NOT EXISTS {{ {v} {p} gl:{self._predicate('fail', upper, lower)} {_v(lower)} }}")
+        p, v = via()
+        held = [f"NOT EXISTS {{ {v} {p} gl:{self._predicate('mixed', upper, lower)} {_v(lower)} }}"]
+        for subset in self._subsets(upper, lower):
+            p, v = via()
+            body, member, _ = self._rows("pass", upper, lower, p, subset)
+            held.append(f"EXISTS {{ {v} {body} FILTER({' && '.join(member)}) }}")
+        return "(" + " || ".join(held) + ")"
+
+    def _toolkit_os(self) -> None:
+        """toolkit–os: required unless a build or app on the path carries the toolkit."""
+        carried = [f"EXISTS {{ {_v(layer)} gl:carriesToolkit ?toolkit }}" for layer in self.real
+                   if layer is not Layer.toolkit and layer in self.inv.carriers]
+        if not carried:
+            self._ok_pair(Layer.toolkit, Layer.os)
+            return
+        union, tests = self._ok_union(Layer.toolkit, Layer.os)
+        ok = f"EXISTS {{ {union} FILTER({' && '.join(tests) or 'true'}) }}"
+        self._vendor_rule(Layer.toolkit, Layer.os)
+        passing = self._pass_pair(Layer.toolkit, Layer.os) if (Layer.toolkit, Layer.os) in self.inv.spoken else "true"
+        any_carried = " || ".join(carried)
+        self.filters.append(f"IF({any_carried}, {passing}, {ok})")
+
+    def _drivers(self) -> None:
+        """The driver intervals the path's nodes choose must intersect (one per node)."""
+        from gpulane.graph.verdicts import driver_read_layers
+
+        read = driver_read_layers(self.kg)
+        subsets = [tuple(l for i, l in enumerate(read) if m >> i & 1) for m in range(1, 1 << len(read))]
+        lows, highs = [], []
+        for layer in self.real:
+            if layer not in self.inv.drivers:
+                continue
+            iv, lo, hi = self.fresh("iv"), self.fresh("lo"), self.fresh("hi")
+            alts = [f"{{ {_v(layer)} gl:driverIv {iv} }}"]
+            tests = []
+            for subset in subsets:
+                r = self.fresh("r")
+                parts = [f"{_v(layer)} gl:driverOn{''.join(_cap(l) for l in subset)} {r} . "
+                         f"{r} gl:iv {iv} ."]
+                member = []
+                for l in subset:
+                    t, n = self.fresh("T"), self.fresh("N")
+                    parts.append(f"{r} gl:c{_cap(l)} {t} . {t} gl:neg {n} .")
+                    member.append(self._member(l, t, n))
+                alts.append("{ " + " ".join(parts) + " }")
+                tests.append(f"(!BOUND({r}) || (" + " && ".join(member) + "))")
+            cond = f" FILTER({' && '.join(tests)})" if tests else ""
+            self.add(f"OPTIONAL {{ {' UNION '.join(alts)} {iv} gl:lo {lo} ; gl:hi {hi} .{cond} }}")
+            lows.append(f"COALESCE({lo}, -1)")
+            highs.append(f"COALESCE({hi}, {INF_KEY})")
+        for low in lows:
+            for high in highs:
+                self.filters.append(f"{low} < {high}")
