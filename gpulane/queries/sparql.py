@@ -458,7 +458,7 @@ class _VerdictBranch(_Branch):
         self.inv = inv = inventory(self.kg)
         pins = self.problem.pins
         self.filters: list[str] = []
-        small = {l for l in self.real if l in pins and len(pins[l]) <= _SMALL_PIN}
+        small = {l for l in self.real if l in pins and self._small(l)}
         for layer in sorted(small, key=lambda l: (len(pins[l]), _RANK[l])):
             self.add(self._pin_values(layer).strip())
         if self.bundled:
@@ -476,8 +476,27 @@ class _VerdictBranch(_Branch):
             required.remove(nxt)
             ordered.append(nxt)
             bound |= set(nxt)
+        # Each join is a stage: a sub-select folded with DISTINCT over the path variables bound
+        # so far (and what a test still to come reads), so that the store runs them in this
+        # order and the rows never multiply by profiles or rows; a row test is applied at the
+        # first stage where the layers it reads are bound.
+        bound = set(small)
+        pending: list[tuple[str, set, list[str]]] = []
         for upper, lower in ordered:
-            self._ok_pair(upper, lower)
+            if (upper, lower) not in self.inv.linked:
+                self.add("FILTER(false)")  # no fact can support this pair
+                continue
+            union, tests = self._ok_union(upper, lower)
+            self.add(union)
+            pending += tests
+            bound |= {upper, lower}
+            for test in [t for t in pending if t[1] <= bound]:
+                self.add(f"FILTER({test[0]})")
+                pending.remove(test)
+            keep = [_v(l) for l in self.real if l in bound] + [a for t in pending for a in t[2]]
+            inner = ["  " + line for line in self.lines]
+            self.lines = [f"    {{ SELECT DISTINCT {' '.join(keep)} WHERE {{", *inner, "    } }"]
+        self.filters.extend(t[0] for t in pending)
         for layer in sorted(set(self.real) & set(pins) - small, key=lambda l: _RANK[l]):
             self.add(self._pin_values(layer).strip())
         for layer in self.real:
@@ -508,6 +527,12 @@ class _VerdictBranch(_Branch):
                 self.add(f"BIND(<{PSEUDO[self.shape[layer]]}> AS {_v(layer)})")
         return "\n".join(self.lines)
 
+    def _small(self, layer: Layer) -> bool:
+        """A pin that narrows its layer enough to start the joins from (vendor = AMD, every AMD
+        GPU, does not: it is joined last)."""
+        pins = self.problem.pins.get(layer)
+        return pins is not None and len(pins) <= max(_SMALL_PIN, len(self.kg.by_layer[layer]) // 4)
+
     def _cost(self, pair: tuple[Layer, Layer], bound: set[Layer]) -> tuple:
         """How many rows joining this pair next adds per row (both sides bound: it filters)."""
         upper, lower = pair
@@ -528,7 +553,8 @@ class _VerdictBranch(_Branch):
 
     def _kind(self, upper: Layer, lower: Layer) -> str:
         if (upper, lower) == (Layer.toolkit, Layer.os):
-            return "toolkit-os" if len(self.real) > 1 else "ok"
+            carriers = [l for l in self.real if l is not Layer.toolkit and l in self.inv.carriers]
+            return "toolkit-os" if carriers else "ok"
         return "ok" if self._required(upper, lower) else "pass"
 
     def _member(self, layer: Layer, t: str, n: str) -> str:
@@ -544,21 +570,23 @@ class _VerdictBranch(_Branch):
             out.append(tuple(l for i, l in enumerate(read) if mask >> i & 1))
         return out
 
-    def _rows(self, kind: str, upper: Layer, lower: Layer, p: str, subset) -> tuple[str, list[str], str]:
-        """A row pattern of a profile ?p over a read-layer subset, its membership tests, and the
-        row variable."""
+    def _rows(self, kind: str, upper: Layer, lower: Layer, p: str, subset):
+        """A row pattern of a profile ?p over a read-layer subset, its membership tests, the row
+        variable, and every variable the tests read."""
         r = self.fresh("r")
         parts = [f"{p} gl:{self._predicate(kind, upper, lower, subset)} {r} . {r} gl:o {_v(lower)} ."]
-        tests = []
+        tests, aux = [], [r]
         for layer in subset:
             t, n = self.fresh("T"), self.fresh("N")
             parts.append(f"{r} gl:c{_cap(layer)} {t} . {t} gl:neg {n} .")
             tests.append(self._member(layer, t, n))
-        return " ".join(parts), tests, r
+            aux += [t, n]
+        return " ".join(parts), tests, r, aux
 
-    def _ok_union(self, upper: Layer, lower: Layer) -> tuple[str, list[str]]:
-        pins = "".join(self._pin_values(l) for l in (upper, lower)
-                       if len(self.problem.pins.get(l, ())) <= _SMALL_PIN)
+    def _ok_union(self, upper: Layer, lower: Layer) -> tuple[str, list[tuple[str, set, list[str]]]]:
+        """The pairs that hold: plain verdicts, or rows; and the tests of the rows, each with
+        the layers and variables it reads."""
+        pins = "".join(self._pin_values(l) for l in (upper, lower) if self._small(l))
         p = self.fresh("p")
         via = f"{_v(upper)} gl:{self._predicate('okVia', upper, lower)} {p} ."
         alts = [f"{{ {pins}{via} {p} gl:{self._predicate('ok', upper, lower)} {_v(lower)} }}"]
@@ -566,19 +594,12 @@ class _VerdictBranch(_Branch):
         for subset in self._subsets(upper, lower):
             p = self.fresh("p")
             via = f"{_v(upper)} gl:{self._predicate('okVia', upper, lower)} {p} ."
-            body, member, r = self._rows("ok", upper, lower, p, subset)
+            body, member, r, aux = self._rows("ok", upper, lower, p, subset)
             alts.append(f"{{ {pins}{via} {body} }}")
             # The test holds where this alternative did not bind the row (another one did).
-            tests.append(f"(!BOUND({r}) || (" + " && ".join(member) + "))")
+            tests.append((f"(!BOUND({r}) || (" + " && ".join(member) + "))", {l for l in subset if l in self.real},
+                          aux))
         return " UNION ".join(alts), tests
-
-    def _ok_pair(self, upper: Layer, lower: Layer) -> None:
-        if (upper, lower) not in self.inv.linked:
-            self.add("FILTER(false)")  # no fact can support this pair
-            return
-        union, tests = self._ok_union(upper, lower)
-        self.add(union)
-        self.filters.extend(tests)
 
     def _pass_pair(self, upper: Layer, lower: Layer) -> str:
         """An optional pair: never a stated failure; where it fails in some contexts, a row holds."""
@@ -592,7 +613,7 @@ class _VerdictBranch(_Branch):
         held = [f"NOT EXISTS {{ {v} {p} gl:{self._predicate('mixed', upper, lower)} {_v(lower)} }}"]
         for subset in self._subsets(upper, lower):
             p, v = via()
-            body, member, _ = self._rows("pass", upper, lower, p, subset)
+            body, member, _, _ = self._rows("pass", upper, lower, p, subset)
             held.append(f"EXISTS {{ {v} {body} FILTER({' && '.join(member)}) }}")
         return "(" + " || ".join(held) + ")"
 
@@ -601,10 +622,9 @@ class _VerdictBranch(_Branch):
         carried = [f"EXISTS {{ {_v(layer)} gl:carriesToolkit ?toolkit }}" for layer in self.real
                    if layer is not Layer.toolkit and layer in self.inv.carriers]
         if not carried:
-            self._ok_pair(Layer.toolkit, Layer.os)
-            return
+            raise AssertionError("toolkit–os without a carrier is a required pair")
         union, tests = self._ok_union(Layer.toolkit, Layer.os)
-        ok = f"EXISTS {{ {union} FILTER({' && '.join(tests) or 'true'}) }}"
+        ok = f"EXISTS {{ {union} FILTER({' && '.join(t[0] for t in tests) or 'true'}) }}"
         self._vendor_rule(Layer.toolkit, Layer.os)
         passing = self._pass_pair(Layer.toolkit, Layer.os) if (Layer.toolkit, Layer.os) in self.inv.spoken else "true"
         any_carried = " || ".join(carried)
