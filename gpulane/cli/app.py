@@ -449,11 +449,14 @@ def query(words: list[str] = typer.Argument(..., help="Any statement: find, path
 
 @app.command()
 def export(fmt: str = typer.Option("turtle", "--format", help="turtle, jsonld or ntriples."),
-           output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write to a file (atomically).")):
+           output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write to a file (atomically)."),
+           verdicts: bool = typer.Option(False, "--verdicts",
+                                         help="Write the verdict graph instead (ntriples or turtle): the engine's pair "
+                                              "verdicts, which `query --sparql` queries read beside the export.")):
     """The whole knowledge base as RDF (nodes, reified facts with PROV-O provenance, sources)."""
     from gpulane.cli.rdf_commands import export_command
 
-    export_command(fmt, output)
+    export_command(fmt, output, verdicts)
 
 
 # Words that start a clause or name a layer: a shell word beginning with one is a piece of

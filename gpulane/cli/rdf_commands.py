@@ -21,12 +21,14 @@ def _data_dir() -> Path | None:
     return Path(_state["data"]) if _state.get("data") else None
 
 
-def export_command(format: str = "turtle", output: Path | None = None) -> None:
-    """`gpulane export --format turtle|jsonld|ntriples [-o FILE]`: the whole knowledge base as RDF."""
+def export_command(format: str = "turtle", output: Path | None = None, verdicts: bool = False) -> None:
+    """`gpulane export --format turtle|jsonld|ntriples [-o FILE] [--verdicts]`: the whole knowledge base
+    as RDF, or (--verdicts) the verdict graph that the generated SPARQL reads beside it."""
     from gpulane.api import load_graph
-    from gpulane.graph.rdf import export
+    from gpulane.graph import rdf
 
-    text = export(load_graph(_data_dir()), format)
+    kg = load_graph(_data_dir())
+    text = rdf.verdicts(kg, format) if verdicts else rdf.export(kg, format)
     if output is None:
         typer.echo(text, nl=False)
         return

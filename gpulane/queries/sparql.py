@@ -458,13 +458,13 @@ class _VerdictBranch(_Branch):
         self.inv = inv = inventory(self.kg)
         pins = self.problem.pins
         self.filters: list[str] = []
-        small = {l for l in self.real if l in pins and self._small(l)}
+        if not self._possible():
+            return None
+        pinned = sorted((l for l in self.real if l in pins), key=self._ratio)
+        small = {l for l in pinned if self._small(l)} or set(pinned[:1])
+        self._start = small
         for layer in sorted(small, key=lambda l: (len(pins[l]), _RANK[l])):
             self.add(self._pin_values(layer).strip())
-        if self.bundled:
-            self.add("?app gl:bundlesToolkit ?toolkit .")
-        elif self.bundled is False:
-            self.add("MINUS { ?app gl:bundlesToolkit ?toolkit }")
         # Required pairs first, from the small pins outwards, each time the pair whose new
         # layer the bound one links to fewest nodes (from the compiled pair tables): written
         # in the order a nested-loop join should run them.
@@ -497,6 +497,10 @@ class _VerdictBranch(_Branch):
             inner = ["  " + line for line in self.lines]
             self.lines = [f"    {{ SELECT DISTINCT {' '.join(keep)} WHERE {{", *inner, "    } }"]
         self.filters.extend(t[0] for t in pending)
+        if self.bundled:
+            self.add("FILTER EXISTS { ?app gl:bundlesToolkit ?toolkit }")
+        elif self.bundled is False:
+            self.add("FILTER NOT EXISTS { ?app gl:bundlesToolkit ?toolkit }")
         for layer in sorted(set(self.real) & set(pins) - small, key=lambda l: _RANK[l]):
             self.add(self._pin_values(layer).strip())
         for layer in self.real:
@@ -527,11 +531,35 @@ class _VerdictBranch(_Branch):
                 self.add(f"BIND(<{PSEUDO[self.shape[layer]]}> AS {_v(layer)})")
         return "\n".join(self.lines)
 
+    def _ratio(self, layer: Layer) -> float:
+        return len(self.problem.pins.get(layer, ())) / max(1, len(self.kg.by_layer[layer]))
+
     def _small(self, layer: Layer) -> bool:
         """A pin that narrows its layer enough to start the joins from (vendor = AMD, every AMD
-        GPU, does not: it is joined last)."""
+        GPU, does not: it is joined last, unless no pin does better)."""
         pins = self.problem.pins.get(layer)
-        return pins is not None and len(pins) <= max(_SMALL_PIN, len(self.kg.by_layer[layer]) // 4)
+        if pins is None:
+            return False
+        return len(pins) <= _SMALL_PIN or self._ratio(layer) <= 0.4 or layer in getattr(self, "_start", ())
+
+    def _possible(self) -> bool:
+        """Whether the shape can have a path at all: a layer that is a node must not be declared
+        unused / bundled by every candidate of a pinned layer, and a pseudo value needs a
+        candidate on the path that declares it so. (Necessary conditions, on the nodes only.)"""
+        pins, nodes = self.problem.pins, self.kg.nodes
+        for layer in self.layers:
+            kind = self.shape[layer]
+            if kind == "node":
+                for upper in self.real:
+                    if upper is not layer and upper in pins and all(
+                            layer in nodes[c].layers for c in pins[upper] if c in nodes):
+                        return False
+            else:
+                if not any(nodes[c].layers.get(layer) == kind
+                           for owner in self.real
+                           for c in (pins.get(owner) or self.kg.by_layer[owner]) if c in nodes):
+                    return False
+        return True
 
     def _cost(self, pair: tuple[Layer, Layer], bound: set[Layer]) -> tuple:
         """How many rows joining this pair next adds per row (both sides bound: it filters)."""
@@ -543,7 +571,10 @@ class _VerdictBranch(_Branch):
             src, dst = (upper, lower) if upper in bound else (lower, upper)
             links = table.get((src, dst), {})
             fan = sum(len(v) for v in links.values()) / max(1, len(links))
-            return (1, fan, _RANK[upper])
+            # A layer that conditions read is worth binding early: the rows that read it are
+            # tested as soon as it is bound, instead of multiplying the rows until then.
+            readers = sum(dst in self._read_layers(self.kg, u, l) for u, l in self._pairs())
+            return (1, fan / (1 + readers), _RANK[upper])
         return (2, float(len(self.kg.by_layer[upper]) * len(self.kg.by_layer[lower])), _RANK[upper])
 
     def _vendor_rule(self, upper: Layer, lower: Layer) -> None:

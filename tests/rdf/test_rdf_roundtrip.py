@@ -92,3 +92,13 @@ def test_import_writes_files_that_load_to_the_same_kb(shipped, shipped_nt, tmp_p
     assert _answers(loaded, STATEMENTS[1]) == _answers(shipped, STATEMENTS[1])
     assert {f.status for f in plan_files(kb, tmp_path)} == {"unchanged"}
     assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_verdict_graph_is_small_and_apart_from_the_export(shipped, shipped_nt):
+    from gpulane.loaders.rdf import MAX_FILE_BYTES
+
+    verdicts = rdf.verdicts(shipped, "ntriples")
+    # The export stays importable; the verdicts are a separate, derived file a fraction of its size.
+    assert len(shipped_nt.encode()) < MAX_FILE_BYTES
+    assert len(verdicts.encode()) < len(shipped_nt.encode()) // 8
+    assert "/fact/" not in verdicts and "okArchGpu" in verdicts

@@ -14,9 +14,10 @@ from gpulane.model import Layer
 from gpulane.queries import run
 from gpulane.queries.sparql import SparqlUnsupportedError, answer_ids, to_sparql
 
-# Statements whose app candidates include app releases are not translated (see
-# test_statements_the_translation_does_not_cover_say_so): `app = vLLM` means every vLLM release.
+# Statements at the default evidence level run on the verdict graph (app releases included);
+# others (allow community) on the facts, where app releases are not translated.
 SHIPPED_STATEMENTS = [
+    'find gpu where vendor = AMD and app = vLLM and os = "Ubuntu 24.04"',  # every vLLM release
     'find toolkit where arch = gfx1100 and os = "Ubuntu 24.04"',
     'find framework where gpu = "RTX 4090"',
     'find os where gpu = "RTX 4090" and framework = "torch 2.8.0+cu128"',
@@ -45,8 +46,14 @@ def _rdflib(graph, query, plan):
 
 def _store(kg):
     store = ox.Store()
-    store.bulk_load(rdf.export(kg, "ntriples").encode(), format=ox.RdfFormat.N_TRIPLES)
+    store.bulk_load((rdf.export(kg, "ntriples") + rdf.verdicts(kg)).encode(), format=ox.RdfFormat.N_TRIPLES)
     return store
+
+
+def _graph(kg):
+    graph = rdf.to_graph(kg)
+    graph.parse(data=rdf.verdicts(kg), format="nt")
+    return graph
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +63,7 @@ def shipped_store(shipped):
 
 @pytest.fixture(scope="module")
 def shipped_graph(shipped):
-    return rdf.to_graph(shipped)
+    return _graph(shipped)
 
 
 @pytest.mark.parametrize("text", SHIPPED_STATEMENTS)
@@ -69,6 +76,7 @@ def test_oxigraph_answers_as_gpulane_on_the_shipped_kb(shipped, shipped_store, t
 def test_oxigraph_loads_turtle_export_too(shipped):
     store = ox.Store()
     store.load(rdf.export(shipped, "turtle").encode(), format=ox.RdfFormat.TURTLE)
+    store.load(rdf.verdicts(shipped, "turtle").encode(), format=ox.RdfFormat.TURTLE)
     plan, expected = _gpulane(shipped, SHIPPED_STATEMENTS[1])
     assert _oxigraph(store, to_sparql(shipped, plan), plan) == expected
 
@@ -111,7 +119,7 @@ def test_oxigraph_and_rdflib_answer_as_gpulane_on_synthetic_kbs(seed):
     assert nonempty >= 5
     # rdflib is slow (seconds per statement once apps are in scope): a smaller knowledge base,
     # statements up to the toolkit layer.
-    graph = rdf.to_graph(small)
+    graph = _graph(small)
     for text in _synthetic_statements(small, rng, 3, layers=("gpu", "arch", "os", "toolkit")):
         plan, expected = _gpulane(small, text)
         assert _rdflib(graph, to_sparql(small, plan), plan) == expected, text
@@ -174,8 +182,12 @@ def test_a_bundled_toolkit_is_judged_by_the_app_in_sparql_too(tmp_path):
 
 
 def test_statements_the_translation_does_not_cover_say_so(shipped):
-    plan = run.compile_query(shipped, 'find gpu where vendor = AMD and app = vLLM and os = "Ubuntu 24.04"')
+    plan = run.compile_query(shipped, 'find gpu where vendor = AMD and app = vLLM and os = "Ubuntu 24.04" '
+                                      'allow community')
     with pytest.raises(SparqlUnsupportedError, match="app releases"):
+        to_sparql(shipped, plan)
+    plan = run.compile_query(shipped, 'find toolkit where gpu = "RX 7900 XTX" and kernel = 6.11.0-21-generic')
+    with pytest.raises(SparqlUnsupportedError, match="kernel"):
         to_sparql(shipped, plan)
     plan = run.compile_query(shipped, 'find toolkit where gpu = "RTX 4090" and driver = 550.54.14')
     with pytest.raises(SparqlUnsupportedError, match="driver"):
