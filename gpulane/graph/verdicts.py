@@ -451,7 +451,59 @@ def verdict_triples(kg: KnowledgeGraph):
         i = f"<{KB}v/i{low}_{high}>"
         out.append((i, f"<{GL}lo>", f'"{low}"^^<{XSD}integer>'))
         out.append((i, f"<{GL}hi>", f'"{high}"^^<{XSD}integer>'))
+    if app_classes(kg):
+        out = _classes(kg, out, node)
     return out
+
+
+def app_classes(kg: KnowledgeGraph) -> bool:
+    """Whether app nodes are written as classes: no condition reads the app layer (then no node
+    refers to an app, and apps with the same verdicts are interchangeable on every path)."""
+    return not any(c.layer is Layer.app for cf in kg.facts for c in cf.when)
+
+
+def _classes(kg: KnowledgeGraph, out: list, node: dict) -> list:
+    """Apps whose every verdict triple, declared layer and official link is the same (the releases
+    of one line, mostly) become one class resource carrying those triples: ``x gl:appClass C``,
+    ``C gl:classLayer gl:app``. The query joins classes, not releases."""
+    from gpulane.graph.rdf import GL, KB, node_iri
+
+    apps = {node[a]: a for a in kg.by_layer[Layer.app]}
+    own: dict[str, list[tuple[str, str]]] = {}
+    rest = []
+    for s, p, o in out:
+        if s in apps:
+            own.setdefault(s, []).append((p, o))
+        else:
+            rest.append((s, p, o))
+    links: dict[str, set[str]] = {}
+    for cf in kg.facts:
+        if not cf.positive or cf.status not in OFFICIAL_POSITIVE or cf.target.ids is None:
+            continue
+        if cf.subject_layer is Layer.app:
+            for a in cf.subjects:
+                links.setdefault(a, set()).update(o for o in cf.target.ids if o in kg.nodes)
+        elif cf.target.layer is Layer.app:
+            for a in cf.target.ids:
+                links.setdefault(a, set()).update(x for x in cf.subjects if x in kg.nodes)
+    classes: dict[tuple, str] = {}
+    for iri, a in sorted(apps.items()):
+        n = kg.nodes[a]
+        key = (tuple(sorted(own.get(iri, ()))), tuple(sorted((k.value, v) for k, v in n.layers.items())),
+               tuple(sorted(links.get(a, ()))))
+        c = classes.get(key)
+        if c is None:
+            c = classes[key] = f"<{KB}v/c{len(classes)}>"
+            rest.append((c, f"<{GL}classLayer>", f"<{GL}app>"))
+            rest += [(c, p, o) for p, o in key[0]]
+            for layer, kind in key[1]:
+                prop = "notUsedLayer" if kind == "not_used" else "bundledLayer"
+                rest.append((c, f"<{GL}{prop}>", f"<{GL}{layer}>"))
+            for o in key[2]:
+                if kg.nodes[o].layer is not Layer.app:
+                    rest.append((c, f"<{GL}officialLink>", f"<{node_iri(o)}>"))
+        rest.append((iri, f"<{GL}appClass>", c))
+    return rest
 
 
 def ntriples(kg: KnowledgeGraph) -> str:

@@ -38,6 +38,7 @@ this query does not express.
 
 from __future__ import annotations
 
+import re
 from itertools import product
 
 from gpulane.errors import GpulaneError
@@ -422,13 +423,22 @@ def _verdict_query(kg: KnowledgeGraph, plan: Plan) -> str:
     verdicts, joined per pair of layers on the path."""
     st, problem = plan.statement, plan.problem
     layers = [l for l in problem.scope if l is not Layer.driver]
+    from gpulane.graph.verdicts import app_classes
+
     link = "gl:officialLink"
+    classes = app_classes(kg)
     branches = []
     any_bundles = _apps_bundle_toolkits(kg, problem.pins.get(Layer.app) or kg.by_layer[Layer.app])
     for shape in _shapes(kg, plan, layers):
         judged = all(shape.get(l) == "node" for l in (Layer.app, Layer.toolkit, Layer.arch))
         for bundled in ((False, True) if judged and any_bundles else (None,)):
             body = _VerdictBranch(kg, plan, layers, shape, [], link, bundled).render()
+            if body is not None and classes and shape.get(Layer.app) == "node":
+                # ?app binds app classes (gpulane.graph.verdicts: apps with the same verdicts);
+                # an answer names the apps of its class.
+                body = re.sub(r"\?app\b", "?appc", body)
+                if Layer.app in plan.project:
+                    body += "\n    ?app gl:appClass ?appc ."
             if body is not None:
                 branches.append(body)
     head = ["PREFIX gl: <%s>" % GL, "",
@@ -456,6 +466,9 @@ class _VerdictBranch(_Branch):
 
         self._pass_kinds, self._predicate, self._read_layers = pass_kinds, predicate, read_layers
         self.inv = inv = inventory(self.kg)
+        from gpulane.graph.verdicts import app_classes
+
+        self._classes = app_classes(self.kg)
         pins = self.problem.pins
         self.filters: list[str] = []
         if not self._possible():
@@ -505,7 +518,10 @@ class _VerdictBranch(_Branch):
             self.add(self._pin_values(layer).strip())
         for layer in self.real:
             if layer not in pins:
-                self.add(f"{_v(layer)} gl:layer gl:{layer.value} .")
+                if layer is Layer.app and self._classes:
+                    self.add("?app gl:classLayer gl:app .")
+                else:
+                    self.add(f"{_v(layer)} gl:layer gl:{layer.value} .")
                 if layer in inv.cpu:
                     self.add(f"MINUS {{ {_v(layer)} gl:cpuOnly true }}")
         if not self._pseudo_rules():
@@ -530,6 +546,12 @@ class _VerdictBranch(_Branch):
             if self.shape[layer] != "node":
                 self.add(f"BIND(<{PSEUDO[self.shape[layer]]}> AS {_v(layer)})")
         return "\n".join(self.lines)
+
+    def _pin_values(self, layer: Layer) -> str:
+        if layer is Layer.app and getattr(self, "_classes", False) and layer in self.problem.pins:
+            values = " ".join(f"<{node_iri(i)}>" for i in sorted(self.problem.pins[layer]) if i in self.kg.nodes)
+            return f"{{ SELECT DISTINCT ?app WHERE {{ VALUES ?appNode {{ {values} }} ?appNode gl:appClass ?app }} }} "
+        return super()._pin_values(layer)
 
     def _ratio(self, layer: Layer) -> float:
         return len(self.problem.pins.get(layer, ())) / max(1, len(self.kg.by_layer[layer]))
