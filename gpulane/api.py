@@ -92,7 +92,7 @@ _SelectorKey = tuple[Optional[str], Optional[tuple[str, ...]], Optional[str], Op
 class _StoredGraph(BaseModel):
     """What the cache holds for a knowledge-base folder: plain data, validated when read."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     kb: StoredKB
     # Selector expansions (key, layer, node ids), so a warm start need not match them again.
@@ -111,15 +111,23 @@ def _encode(kg: KnowledgeGraph) -> bytes:
                      b"}"))
 
 
+_payload_validator = None
+
+
 def _decode(payload: bytes) -> KnowledgeGraph:
     from gpulane.queries.run import solver_for
 
-    from gpulane.model import TRUSTED
+    global _payload_validator
+    if _payload_validator is None:
+        from gpulane.loaders.stored import validator
 
+        _payload_validator = validator(_StoredGraph)
     # Our own output, checked before it was stored (the cache matched the entry's key, which names
-    # these files and this code, and its digest): types are validated again, value checks are not.
-    stored = _StoredGraph.model_validate_json(payload, context={TRUSTED: True})
-    kg = KnowledgeGraph.from_compiled(stored.kb.knowledge_base(), stored.compiled, stored.selections)
+    # these files and this code, and its digest): every value's type is validated again (a wrong
+    # one is a miss), the value checks are not, and the models are made from the checked data
+    # without a second pass (gpulane.loaders.stored).
+    stored = _payload_validator.validate_json(payload)
+    kg = KnowledgeGraph.from_compiled(StoredKB.read(stored["kb"]), stored["compiled"], stored["selections"])
     solver_for(kg)
     return kg
 

@@ -159,3 +159,118 @@ def test_a_warm_find_reads_no_yaml(tmp_path):
     assert runs[0].stdout == runs[1].stdout and runs[1].stdout.strip()
     assert "yaml" in cold  # the first run read the files
     assert warm == "[]"
+
+
+def _fields_set_tree(model) -> object:
+    """A model's set of given fields, with those of the models inside it."""
+    from pydantic import BaseModel
+
+    def walk(value):
+        if isinstance(value, BaseModel):
+            return (type(value).__name__, sorted(value.model_fields_set),
+                    {k: walk(getattr(value, k)) for k in sorted(type(value).model_fields)})
+        if isinstance(value, dict):
+            return {str(k): walk(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        return None
+
+    return walk(model)
+
+
+@pytest.mark.parametrize("which", ["shipped", "synthetic"])
+def test_fast_reader_gives_the_models_a_cold_load_made(which, shipped):
+    """A warm start reads the stored knowledge base with a typed-dictionary validator and builds the
+    models from the checked data (gpulane.loaders.stored): the models the cold load made, field
+    for field, in type and in their sets of given fields (which the next write's exclude_unset
+    reads). (pydantic's own validation of the stored text differs: its `when` validator names the
+    layer of an id shorthand, which the cold load leaves to the compiler, see
+    test_when_shorthand_gives_the_same_graph_warm_and_cold.)"""
+    from gpulane.loaders.kbfiles import StoredKB
+    from gpulane.loaders.stored import validator
+
+    kb = shipped.kb if which == "shipped" else generate(3000, seed=4)
+    dumped = StoredKB.of(kb).model_dump_json(exclude_unset=True)
+    fast = StoredKB.read(validator(StoredKB).validate_json(dumped))
+    for kind in ("sources", "nodes", "facts", "steps"):
+        mine, theirs = list(getattr(fast, kind)), getattr(kb, kind)
+        assert mine == theirs, kind
+        assert [type(x) for x in mine] == [type(x) for x in theirs]
+        assert [_fields_set_tree(x) for x in mine] == [_fields_set_tree(x) for x in theirs], kind
+    if which == "shipped":
+        assert fast.origins == kb.origins and fast.files == kb.files
+    # Written again, the models give the same text.
+    assert StoredKB.of(fast).model_dump_json(exclude_unset=True) == dumped
+
+
+@pytest.mark.parametrize("damage", [
+    lambda d: d["kb"]["facts"][0].__setitem__("object", "not-a-selector"),
+    lambda d: d["kb"]["facts"][0].__setitem__("bogus", 1),
+    lambda d: d["kb"]["facts"][0].pop("id"),
+    lambda d: d["kb"]["nodes"][0].__setitem__("layer", "not-a-layer"),
+    lambda d: d["kb"]["nodes"][0].__setitem__("vram_gb", "lots"),
+    lambda d: d["kb"]["facts"][0].__setitem__("when", {"os": {"layer": "os", "platform": "beos"}}),
+    lambda d: d["selections"].__setitem__(0, [[None], "gpu", []]),
+    lambda d: d["kb"]["origins"].__setitem__("facts", [["x.yaml", "line"]]),
+])
+def test_a_stored_value_of_the_wrong_type_is_a_miss(tmp_path, damage):
+    """The fast reader checks every value's type as full validation does: an entry whose text a
+    buggy writer got wrong is rebuilt, never half-read."""
+    folder = tmp_path / "kb"
+    shutil.copytree(MINI, folder)
+    cold = build_graph(folder)
+    load_graph(folder)
+    path, header, payload = _entry()
+    doc = json.loads(payload)
+    damage(doc)
+    _rewrite(path, header, json.dumps(doc).encode())
+    _same_graph(load_graph(folder), cold)
+
+
+def test_when_shorthand_gives_the_same_graph_warm_and_cold(tmp_path):
+    """`when: {os: ubuntu-24.04}` (ids under a layer's key): the key names the layer when the fact is
+    compiled. A warm load used to differ from the cold one here (its validator named the layer in
+    the model, the cold load does not): both now hold the model as the file gives it."""
+    from gpulane.model import Layer
+
+    folder = tmp_path / "kb"
+    shutil.copytree(MINI, folder)
+    (folder / "short.yaml").write_text(
+        "facts:\n"
+        "  - {id: short-one, relation: runs_on, subject: app-z, object: [ubuntu-24.04], when: {os: ubuntu-24.04},"
+        " source: test}\n"
+        "  - {id: short-list, relation: runs_on, subject: app-z, object: [rhel-9.4], when: {os: [rhel-9.4]},"
+        " source: test}\n"
+        "steps:\n"
+        "  - {id: short-step, layer: app, applies_to: {app: app-z}, command: 'pip install appz', source: test}\n")
+    cold = build_graph(folder)
+    load_graph(folder)
+    warm = load_graph(folder)
+    _same_graph(warm, cold)
+    assert list(warm.kb.facts) == cold.kb.facts and warm.kb.steps == cold.kb.steps
+    for kg in (cold, warm):
+        for fid in ("short-one", "short-list"):
+            cf = kg.fact_by_id[fid]
+            (sel,) = cf.fact.when.values()
+            assert sel.layer == cold.fact_by_id[fid].fact.when[Layer.os].layer
+            assert [c.layer for c in cf.when] == [Layer.os]  # compiled on the key's layer
+    answers = [run_find(kg, "find app where os = \"Ubuntu 24.04\"") for kg in (cold, warm)]
+    assert answers[0] == answers[1]
+
+
+def run_find(kg, text: str) -> list:
+    from gpulane.queries import run
+
+    return [values for values, _path in run.find(kg, run.compile_query(kg, text)).answers]
+
+
+def test_warm_load_gives_the_same_graph_as_a_cold_one_shipped(tmp_path):
+    """The shipped knowledge base, read cold (YAML) and warm (the cache): the same graph."""
+    from gpulane.loaders.kbfiles import default_data_dir
+
+    folder = tmp_path / "kb"
+    shutil.copytree(default_data_dir(), folder)
+    cold = load_graph(folder)
+    warm = load_graph(folder)
+    _same_graph(warm, cold)
+    assert warm.kb.steps == cold.kb.steps and warm.kb.origins == cold.kb.origins

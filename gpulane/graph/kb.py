@@ -9,7 +9,7 @@ facts by (subject, object layer) and positive pairs by layer pair.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable
 
 from gpulane.graph.compat import build_target_kind, is_generic_target, runs_on
@@ -43,48 +43,73 @@ class Condition:
         return self.drivers is not None and self.drivers.contains(value)
 
 
-@dataclass
 class CompiledFact:
-    """A fact ready for the solver."""
+    """A fact ready for the solver.
 
-    index: int
-    fact: Fact
-    subject_layer: Layer
-    subjects: frozenset[str]
-    target: Condition
-    when: tuple[Condition, ...]
-    # For build lists: arch id → the build target whose code runs there, and why.
-    via: dict[str, tuple[str, str]] = field(default_factory=dict)
-    # For exhaustive lists: the nodes the list is complete over (None: the whole layer).
-    domain: Condition | None = None
-    # False when the object names no node the knowledge base has (a wheel built with a ROCm
-    # release the KB does not hold): such a list is missing knowledge and restricts nothing.
-    names_known: bool = True
+    What the solver reads of every fact (id, relation, status, runs_as, caveat) is held here as
+    plain attributes; the Fact model itself (``fact``) may be made on first use, from a knowledge
+    base read from the cache (whose ``facts`` then offer each checked dictionary as ``raw(i)``).
+    """
+
+    __slots__ = ("index", "_fact", "subject_layer", "subjects", "target", "when", "via", "domain", "names_known",
+                 "id", "relation", "status", "runs_as", "caveat", "exhaustive", "positive", "is_build_list")
+
+    def __init__(self, index: int, fact: Fact, subject_layer: Layer, subjects: frozenset[str], target: Condition,
+                 when: tuple[Condition, ...], via: dict[str, tuple[str, str]] | None = None,
+                 domain: Condition | None = None, names_known: bool = True, *, facts=None):
+        self.index = index
+        # The model, or (fact None) the knowledge base's fact list to take it from when first used.
+        self._fact = fact if fact is not None else facts
+        self.subject_layer = subject_layer
+        self.subjects = subjects
+        self.target = target
+        self.when = when
+        # For build lists: arch id → the build target whose code runs there, and why.
+        self.via = {} if via is None else via
+        # For exhaustive lists: the nodes the list is complete over (None: the whole layer).
+        self.domain = domain
+        # False when the object names no node the knowledge base has (a wheel built with a ROCm
+        # release the KB does not hold): such a list is missing knowledge and restricts nothing.
+        self.names_known = names_known
+        if fact is not None:
+            self.id, self.relation, self.status = fact.id, fact.relation, fact.status
+            self.runs_as, self.caveat, exhaustive = fact.runs_as, fact.caveat, fact.exhaustive
+        else:
+            raw = facts.raw(index)
+            self.id, self.relation, self.status = raw["id"], raw["relation"], raw.get("status", Status.supported)
+            self.runs_as, self.caveat, exhaustive = raw.get("runs_as"), raw.get("caveat"), raw.get("exhaustive", False)
+        self.exhaustive = bool(exhaustive or self.relation in ALWAYS_EXHAUSTIVE)
+        self.positive = self.status is not Status.unsupported
+        # A build list says "compiled for", never "supported" by itself.
+        self.is_build_list = self.relation is Relation.ships_kernels_for
+
+    @property
+    def fact(self) -> Fact:
+        fact = self._fact
+        if not isinstance(fact, Fact):
+            fact = self._fact = fact[self.index]
+        return fact
+
+    def _fields(self) -> tuple:
+        return (self.index, self.fact, self.subject_layer, self.subjects, self.target, self.when, self.via,
+                self.domain, self.names_known)
+
+    def __eq__(self, other) -> bool:
+        if self is other:
+            return True
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.index == other.index and self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (f"CompiledFact(index={self.index!r}, id={self.id!r}, subject_layer={self.subject_layer!r}, "
+                f"subjects={self.subjects!r}, target={self.target!r}, when={self.when!r})")
 
     def restricts(self, node_id: str) -> bool:
         """Whether this exhaustive fact's silence about node_id means "not listed"."""
         return self.exhaustive and self.names_known and (self.domain is None or self.domain.holds_for(node_id))
-
-    @property
-    def is_build_list(self) -> bool:
-        """A build list says "compiled for", never "supported" by itself."""
-        return self.fact.relation is Relation.ships_kernels_for
-
-    @property
-    def id(self) -> str:
-        return self.fact.id
-
-    @property
-    def status(self) -> Status:
-        return self.fact.status
-
-    @property
-    def positive(self) -> bool:
-        return self.fact.status is not Status.unsupported
-
-    @property
-    def exhaustive(self) -> bool:
-        return self.fact.exhaustive or self.fact.relation in ALWAYS_EXHAUSTIVE
 
     def selects(self, node_id: str) -> bool:
         return self.target.holds_for(node_id)
@@ -186,27 +211,44 @@ class KnowledgeGraph:
                       for layer, ids, _drivers, vendor in state["conditions"]]
         drivers = [bool(row[2]) for row in state["conditions"]]
         kg.facts, kg.fact_by_id = [], {}
-        n_facts = len(kb.facts)
+        facts = kb.facts
+        n_facts = len(facts)
+        # Facts read from a cache entry are made into models when first used (see CompiledFact):
+        # what compiling needs of them here is read from the checked data.
+        raw = getattr(facts, "raw", None)
+        nodes = kg.nodes
         for index, subjects, target, when, via, domain, names_known in state["facts"]:
             if not 0 <= index < n_facts:
                 raise IndexError(f"compiled fact {index} of {n_facts}")
-            fact = kb.facts[index]
-            if len(when) != len(fact.when) or (domain is None) != (fact.domain is None):
-                raise ValueError(f"compiled fact {index} does not fit fact {fact.id}")
-            target_c = kg.select(fact.object) if drivers[target] else conditions[target]
-            when_c = tuple(kg.select(sel, layer) if drivers[w] else conditions[w]
-                           for w, (layer, sel) in zip(when, fact.when.items()))
-            domain_c = None
-            if domain is not None:
-                domain_c = kg.select(fact.domain, target_c.layer) if drivers[domain] else conditions[domain]
-            first = next((kg.nodes[s] for s in subjects if s in kg.nodes), None)
+            if raw is not None:
+                data = raw(index)
+                n_when, no_domain, fact = len(data.get("when") or ()), data.get("domain") is None, None
+            else:
+                fact = facts[index]
+                n_when, no_domain = len(fact.when), fact.domain is None
+            if len(when) != n_when or (domain is None) != no_domain:
+                raise ValueError(f"compiled fact {index} does not fit fact {index}")
+            if drivers[target] or (domain is not None and drivers[domain]) or any(drivers[w] for w in when):
+                # A driver range is read again from its selector (few facts have one).
+                fact = facts[index]
+                target_c = kg.select(fact.object) if drivers[target] else conditions[target]
+                when_c = tuple(kg.select(sel, layer) if drivers[w] else conditions[w]
+                               for w, (layer, sel) in zip(when, fact.when.items()))
+                domain_c = None
+                if domain is not None:
+                    domain_c = kg.select(fact.domain, target_c.layer) if drivers[domain] else conditions[domain]
+            else:
+                target_c = conditions[target]
+                when_c = tuple([conditions[w] for w in when])
+                domain_c = None if domain is None else conditions[domain]
+            first = next((nodes[s] for s in subjects if s in nodes), None)
             if first is None:
                 raise ValueError(f"compiled fact {index} has no subject node")
             compiled = CompiledFact(index, fact, first.layer, frozenset(subjects), target_c, when_c,
-                                    {str(a): (str(t), str(why)) for a, (t, why) in via.items()}, domain_c,
-                                    bool(names_known))
+                                    {str(a): (str(t), str(why)) for a, (t, why) in via.items()} if via else {},
+                                    domain_c, bool(names_known), facts=facts)
             kg.facts.append(compiled)
-            kg.fact_by_id.setdefault(fact.id, compiled)
+            kg.fact_by_id.setdefault(compiled.id, compiled)
         kg._index()
         kg._index_overrides()
         return kg
@@ -343,7 +385,7 @@ class KnowledgeGraph:
         """Override workarounds by subject (the pairs they may open: see ``positive_pairs``)."""
         self.overrides: dict[str, list[CompiledFact]] = {}
         for cf in self.facts:
-            if cf.fact.runs_as and cf.status is Status.workaround and cf.target.ids is not None:
+            if cf.runs_as and cf.status is Status.workaround and cf.target.ids is not None:
                 for s in cf.subjects:
                     self.overrides.setdefault(s, []).append(cf)
 
@@ -356,7 +398,7 @@ class KnowledgeGraph:
                     fwd = table.setdefault((layer, Layer.arch), {})
                     back = table.setdefault((Layer.arch, layer), {})
                     for node, archs in list(fwd.items()):
-                        if cf.fact.runs_as in archs:
+                        if cf.runs_as in archs:
                             archs.update(cf.target.ids)
                             for x in cf.target.ids:
                                 back.setdefault(x, set()).add(node)
@@ -421,7 +463,7 @@ class KnowledgeGraph:
             toolkits: set[str] = set()
             archs: set[str] = set()
             for cf in self.by_subject.get((app, Layer.toolkit), []):
-                if cf.fact.relation is Relation.bundles and cf.positive and cf.target.ids is not None \
+                if cf.relation is Relation.bundles and cf.positive and cf.target.ids is not None \
                         and (statuses is None or cf.status in statuses):
                     toolkits |= cf.target.ids
             if not toolkits:
@@ -449,7 +491,7 @@ class KnowledgeGraph:
                 for o in cf.target.ids or ():
                     for s in cf.subjects:
                         if s in self.nodes and o in self.nodes:
-                            g.add_edge(s, o, key=cf.id, relation=cf.fact.relation.value, status=cf.status.value)
+                            g.add_edge(s, o, key=cf.id, relation=cf.relation.value, status=cf.status.value)
             self._nx = g
         return self._nx
 
@@ -468,7 +510,7 @@ class KnowledgeGraph:
         """The architectures a GPU's has_arch facts name."""
         out = []
         for cf in self.by_subject.get((gpu_id, Layer.arch), []):
-            if cf.fact.relation is Relation.has_arch and cf.target.ids:
+            if cf.relation is Relation.has_arch and cf.target.ids:
                 out.extend(a for a in sorted(cf.target.ids) if a not in out)  # sources that agree count once
         return out
 
@@ -535,7 +577,7 @@ class KnowledgeGraph:
             "facts": len(self.facts),
             "sources": len(self.sources),
             "facts_by_status": _count(cf.status.value for cf in self.facts),
-            "facts_by_relation": _count(cf.fact.relation.value for cf in self.facts),
+            "facts_by_relation": _count(cf.relation.value for cf in self.facts),
             "official_facts": sum(1 for cf in self.facts if cf.status in OFFICIAL_POSITIVE),
             "files": len(self.kb.files),
         }

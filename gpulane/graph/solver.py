@@ -97,7 +97,7 @@ class Edge:
 
     @property
     def caveats(self) -> list[str]:
-        return [cf.fact.caveat for cf in self.facts if cf.fact.caveat and self.verdict == "ok"]
+        return [cf.caveat for cf in self.facts if cf.caveat and self.verdict == "ok"]
 
 
 @dataclass
@@ -147,8 +147,8 @@ class Path:
                 out.append(f"{e.upper.value} → {e.lower.value}: compiled for, not stated supported ({names} "
                            f"does not list it)")
         for cf in self.facts_used():
-            if cf.fact.caveat and cf.fact.caveat not in out:
-                out.append(cf.fact.caveat)
+            if cf.caveat and cf.caveat not in out:
+                out.append(cf.caveat)
         return out
 
     def facts_used(self) -> list[CompiledFact]:
@@ -312,7 +312,7 @@ class Solver:
                 if override not in positive:
                     positive.append(override)
             for cf in facts:
-                if cf.fact.runs_as and cf is not override:
+                if cf.runs_as and cf is not override:
                     continue  # an override speaks only through `override` (where it is needed)
                 applies = self._applies(cf, values, driver, partial)
                 selects = cf.selects(other)
@@ -327,7 +327,7 @@ class Solver:
                 if applies and not cf.names_known and cf.exhaustive and not cf.is_build_list:
                     beyond_kb.append(cf)
                     continue
-                if override is not None and cf.is_build_list and applies and cf.selects(override.fact.runs_as):
+                if override is not None and cf.is_build_list and applies and cf.selects(override.runs_as):
                     side_built = True
                     builds.append(cf)
                     continue
@@ -348,7 +348,7 @@ class Solver:
                 elif cf.is_build_list:
                     builds.append(cf)
                 else:
-                    (caveated if cf.fact.caveat else positive).append(cf)
+                    (caveated if cf.caveat else positive).append(cf)
             if side_no_build and not side_built:
                 missing_build.extend(side_no_build)
             if side_silent and not side_stated:
@@ -402,7 +402,7 @@ class Solver:
         layer = kg.nodes[other].layer
         archs = [other] if layer is Layer.arch else kg.arch_of(other) if layer is Layer.gpu else []
         for cf in candidates:
-            if cf.fact.runs_as in archs or not any(cf.selects(x) for x in archs):
+            if cf.runs_as in archs or not any(cf.selects(x) for x in archs):
                 continue
             if self._applies(cf, values, driver, partial) is False:
                 continue
@@ -773,14 +773,14 @@ class Solver:
                      and self._applies(cf, values, problem.driver, False)]
             if not group:
                 continue
-            plain = [cf for cf in group if not cf.fact.caveat]
+            plain = [cf for cf in group if not cf.caveat]
             chosen = plain or group
             allowed = _union(cf.target.drivers for cf in chosen)
             pin = problem.driver
             if pin is not None and not _pin_inside(pin, allowed):
                 relaxed = _union(cf.target.drivers for cf in group)
                 if plain and len(group) > len(plain) and _pin_inside(pin, relaxed):
-                    chosen = [cf for cf in group if cf.fact.caveat and _pin_inside(pin, cf.target.drivers)]
+                    chosen = [cf for cf in group if cf.caveat and _pin_inside(pin, cf.target.drivers)]
                     allowed = _union(cf.target.drivers for cf in chosen)
                 else:
                     edges.append(Edge(layer, Layer.driver, node_id, pin.text, "no", "driver", chosen,
@@ -958,7 +958,7 @@ class Solver:
         facts = kg.by_subject.get((x, layer), ())
         found = None
         if facts and x not in kg.overrides and all(
-                not cf.when and not cf.is_build_list and not cf.fact.runs_as and cf.target.ids is not None
+                not cf.when and not cf.is_build_list and not cf.runs_as and cf.target.ids is not None
                 and not (cf.positive and cf.exhaustive and not cf.names_known) for cf in facts):
             restricting = [cf for cf in facts if cf.positive and cf.exhaustive]
             if restricting and all(cf.domain is None for cf in restricting):
@@ -983,7 +983,7 @@ class Solver:
         if found is None:
             by_app: dict[str, set[str]] = {}
             for cf in self.kg.facts:
-                if cf.fact.relation.value == "bundles" and cf.positive and cf.subject_layer is Layer.app \
+                if cf.relation.value == "bundles" and cf.positive and cf.subject_layer is Layer.app \
                         and cf.target.layer is Layer.toolkit:
                     for app in cf.subjects:
                         by_app.setdefault(app, set()).update(cf.target.ids or ())
@@ -1006,7 +1006,7 @@ class Solver:
             found: dict[tuple[str, Layer], set[str]] = {}
             for cf in self.kg.facts:
                 if cf.positive and not cf.when and cf.target.ids is not None and \
-                        cf.fact.relation.value in ("has_arch", "built_with", "bundles"):
+                        cf.relation.value in ("has_arch", "built_with", "bundles"):
                     for sub in cf.subjects:
                         found.setdefault((sub, cf.target.layer), set()).update(cf.target.ids)
             index = self._forcing = {k: frozenset(v) for k, v in found.items()}
@@ -1088,13 +1088,13 @@ class Solver:
             ov = self.override(app, e.lower_node, values, problem.allow, problem.driver, partial, own=False)
             if ov is not None:
                 alt = dict(values)
-                alt[Layer.arch] = ov.fact.runs_as
-                ran = self.edge(e.upper, e.upper_node, Layer.arch, ov.fact.runs_as, alt, problem.allow,
+                alt[Layer.arch] = ov.runs_as
+                ran = self.edge(e.upper, e.upper_node, Layer.arch, ov.runs_as, alt, problem.allow,
                                 problem.driver, partial, True)
                 if ran is not None and ran.verdict == "ok":
                     return Edge(e.upper, e.lower, e.upper_node, e.lower_node, "ok", "override", [ov] + ran.facts,
                                 e.unmet, e.unofficial, e.required,
-                                detail=f"run as {ov.fact.runs_as} under {ov.fact.action or ov.id}")
+                                detail=f"run as {ov.runs_as} under {ov.fact.action or ov.id}")
         if e.upper is Layer.toolkit:
             return self._carried(e, values, problem, partial)
         return e
@@ -1500,7 +1500,7 @@ def provided_by(kg: KnowledgeGraph, layer: Layer, values: dict[Layer, str]) -> s
         if other_layer is layer or is_pseudo(other):
             continue
         for cf in kg.by_subject.get((other, layer), []):
-            if cf.fact.relation.value in ("built_with", "bundles") and cf.positive and cf.selects(value):
+            if cf.relation.value in ("built_with", "bundles") and cf.positive and cf.selects(value):
                 return other
     return None
 
@@ -1516,7 +1516,7 @@ def bundled_by_app(kg: KnowledgeGraph, values: dict[Layer, str]) -> str | None:
     if app is None or toolkit is None or is_pseudo(app) or is_pseudo(toolkit):
         return None
     for cf in kg.by_subject.get((app, Layer.toolkit), []):
-        if cf.fact.relation.value == "bundles" and cf.positive and cf.selects(toolkit):
+        if cf.relation.value == "bundles" and cf.positive and cf.selects(toolkit):
             return app
     return None
 
