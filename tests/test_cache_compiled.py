@@ -274,3 +274,29 @@ def test_warm_load_gives_the_same_graph_as_a_cold_one_shipped(tmp_path):
     warm = load_graph(folder)
     _same_graph(warm, cold)
     assert warm.kb.steps == cold.kb.steps and warm.kb.origins == cold.kb.origins
+
+
+def _open_override_pairs_walking_every_node(kg: KnowledgeGraph, table: dict) -> None:
+    """The override pairs as first written: every node of the layer tested for runs_as."""
+    from gpulane.model import Layer
+
+    for cfs in kg.overrides.values():
+        for cf in cfs:
+            for layer in (Layer.toolkit, Layer.framework, Layer.app):
+                fwd = table.setdefault((layer, Layer.arch), {})
+                back = table.setdefault((Layer.arch, layer), {})
+                for node, archs in list(fwd.items()):
+                    if cf.runs_as in archs:
+                        archs.update(cf.target.ids)
+                        for x in cf.target.ids:
+                            back.setdefault(x, set()).add(node)
+
+
+def test_override_pairs_read_from_the_reverse_table_are_the_same(shipped):
+    """positive_pairs opens override pairs from the reverse table (arch -> nodes) instead of
+    walking every node: the same table as the walk gives."""
+    kg = KnowledgeGraph(shipped.kb)
+    table = kg._pair_table(None)
+    _open_override_pairs_walking_every_node(kg, table)
+    assert kg.overrides  # the case is exercised
+    assert kg.positive_pairs == table

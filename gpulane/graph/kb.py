@@ -394,14 +394,22 @@ class KnowledgeGraph:
         the overridden one: optimistic pairs, only ever used to keep values in propagation."""
         for cfs in self.overrides.values():
             for cf in cfs:
+                targets = cf.target.ids
                 for layer in (Layer.toolkit, Layer.framework, Layer.app):
                     fwd = table.setdefault((layer, Layer.arch), {})
                     back = table.setdefault((Layer.arch, layer), {})
-                    for node, archs in list(fwd.items()):
-                        if cf.runs_as in archs:
-                            archs.update(cf.target.ids)
-                            for x in cf.target.ids:
-                                back.setdefault(x, set()).add(node)
+                    # The nodes whose archs hold runs_as are the reverse table's entry for it (both
+                    # directions are kept together): no walk over every node of the layer. (Adding
+                    # the targets to those nodes gives runs_as to no other node, so this step's
+                    # nodes are known before it starts.)
+                    nodes = back.get(cf.runs_as)
+                    if not nodes:
+                        continue
+                    nodes = tuple(nodes)
+                    for node in nodes:
+                        fwd[node].update(targets)
+                    for x in targets:
+                        back.setdefault(x, set()).update(nodes)
 
     def _index(self) -> None:
         self.by_subject: dict[tuple[str, Layer], list[CompiledFact]] = {}
