@@ -579,9 +579,30 @@ class _VerdictBranch(_Branch):
             else:
                 if not any(nodes[c].layers.get(layer) == kind
                            for owner in self.real
-                           for c in (pins.get(owner) or self.kg.by_layer[owner]) if c in nodes):
+                           for c in self._candidates(owner) if c in nodes):
                     return False
         return True
+
+    def _candidates(self, layer: Layer):
+        """The pins of a layer, or its nodes that an official positive fact links to some pin of
+        every pinned layer it forms a required pair with (a path needs that link)."""
+        pins = self.problem.pins
+        if layer in pins:
+            return pins[layer]
+        table = self.kg.official_pairs
+        out = None
+        for other in self.real:
+            if other is layer or other not in pins:
+                continue
+            pair = (layer, other) if _RANK[layer] > _RANK[other] else (other, layer)
+            if pair == (Layer.toolkit, Layer.os) or not self._required(*pair) or (
+                    self.bundled and pair == (Layer.toolkit, Layer.arch)):
+                continue
+            linked = set()
+            for p in pins[other]:
+                linked |= table.get((other, layer), {}).get(p, set())
+            out = linked if out is None else out & linked
+        return self.kg.by_layer[layer] if out is None else out
 
     def _cost(self, pair: tuple[Layer, Layer], bound: set[Layer]) -> tuple:
         """How many rows joining this pair next adds per row (both sides bound: it filters)."""
@@ -708,9 +729,24 @@ class _VerdictBranch(_Branch):
                 alts.append("{ " + " ".join(parts) + " }")
                 tests.append(f"(!BOUND({r}) || (" + " && ".join(member) + "))")
             cond = f" FILTER({' && '.join(tests)})" if tests else ""
-            self.add(f"OPTIONAL {{ {' UNION '.join(alts)} {iv} gl:lo {lo} ; gl:hi {hi} .{cond} }}")
-            lows.append(f"COALESCE({lo}, -1)")
-            highs.append(f"COALESCE({hi}, {INF_KEY})")
-        for low in lows:
-            for high in highs:
-                self.filters.append(f"{low} < {high}")
+            lows.append((layer, f"OPTIONAL {{ {' UNION '.join(alts)} {iv} gl:lo {lo} ; gl:hi {hi} .{cond} }}", lo, hi))
+        if not lows:
+            return
+        # One stage per node: the running intersection (one interval per choice made so far),
+        # folded with DISTINCT over the path, so that the choices never multiply.
+        for f in self.filters:
+            self.add(f"FILTER({f})")
+        self.filters = []
+        vars_ = " ".join(_v(l) for l in self.real)
+        run_lo, run_hi = self.fresh("lo"), self.fresh("hi")
+        self.add(f"BIND(-1 AS {run_lo}) BIND({INF_KEY} AS {run_hi})")
+        for layer, optional, lo, hi in lows:
+            new_lo, new_hi = self.fresh("lo"), self.fresh("hi")
+            inner = ["  " + line for line in self.lines]
+            self.lines = [f"    {{ SELECT DISTINCT {vars_} {new_lo} {new_hi} WHERE {{", *inner]
+            self.add("  " + optional)
+            self.add(f"  BIND(IF(BOUND({lo}) && {lo} > {run_lo}, {lo}, {run_lo}) AS {new_lo})")
+            self.add(f"  BIND(IF(BOUND({hi}) && {hi} < {run_hi}, {hi}, {run_hi}) AS {new_hi})")
+            self.add(f"  FILTER({new_lo} < {new_hi})")
+            self.add("} }")
+            run_lo, run_hi = new_lo, new_hi
