@@ -3,7 +3,7 @@
 `ReferenceSolver` keeps the plain algorithms the shortcuts replace: pair verdicts remembered
 only by the path values their conditions read (not also by which conditions hold), and weighed
 even where no fact speaks; arc consistency revised in a fixed order by one support test per
-value; one witness search per candidate (no sharing between candidates that no fact tells
+value (no semi-joins over sets, no probing of each architecture alone); one witness search per candidate (no sharing between candidates that no fact tells
 apart); every candidate value through the forward check; every value scored by `closest`;
 every value against every pinned value and every pair in a lenient forward check weighed by
 its verdict (no "surely no" from declared layers, vendors or complete unconditional lists,
@@ -103,6 +103,10 @@ class ReferenceSolver(Solver):
                 any(self._pin_allows(layer, x, pl, p, problem) for p in pvals) for pl, pvals in pinned if pvals)]
         return out
 
+    def propagated_domains(self, problem, probe=None):
+        # Arc consistency over the lists `domains` gives, revised value by value; no probing.
+        return self.propagate(problem, self.domains(problem))
+
     def witness(self, problem, project, base, combo, deadline=None, classes=None):
         return super().witness(problem, project, base, combo, deadline, None)
 
@@ -175,6 +179,13 @@ def _propagations(kg: KnowledgeGraph, statements: list[str]) -> None:
         assert doms == reference.domains(problem), statement
         base = _fixpoint(reference.propagate(problem, doms))
         assert _fixpoint(fast.propagate(problem, doms)) == base, statement
+        # The semi-joins over sets reach the same fixpoint, in the same order; probing the
+        # architectures only ever removes values.
+        assert _fixpoint(fast.propagated_domains(problem)) == base, statement
+        probed = _fixpoint(fast.propagated_domains(problem, probe=Layer.arch))
+        if base is not None and probed is not None:
+            assert all(set(probed[l]) <= set(base[l]) and probed[l] == [v for v in base[l] if v in probed[l]]
+                       for l in base), statement
         if base is None:
             continue
         # Re-propagation after one layer is narrowed to a single value (what a witness search does).

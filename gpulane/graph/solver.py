@@ -504,9 +504,162 @@ class Solver:
         return list(found)
 
     def _declaring_in(self, layer: Layer) -> list[str]:
-        """The candidate nodes of a layer that declare another layer unused or bundled."""
+        """The candidate nodes of a layer that declare another layer unused or bundled (once per
+        solver)."""
+        cache = self.__dict__.setdefault("_declaring_in_memo", {})
+        found = cache.get(layer)
+        if found is None:
+            declaring = self._declaring_nodes()
+            found = cache[layer] = tuple(v for v in self.kg.by_layer[layer]
+                                         if v in declaring and self.kg.nodes[v].backend != "cpu")
+        return list(found)
+
+    def _layer_set(self, layer: Layer) -> frozenset[str]:
+        """The set of `_ordered_layer` (once per solver)."""
+        cache = self.__dict__.setdefault("_layer_sets", {})
+        found = cache.get(layer)
+        if found is None:
+            found = cache[layer] = frozenset(self._ordered_layer(layer))
+        return found
+
+    def propagated_domains(self, problem: Problem, probe: Layer | None = None) -> dict[Layer, list[str]]:
+        """`propagate(problem, domains(problem))` for a strict problem, computed by semi-joins
+        over the pair tables from the selective side, in sets, and ordered once at the end.
+
+        Arc consistency has one fixpoint whatever the order of revisions, and each revision
+        here keeps exactly the values `_revise` keeps: a value with a positive link to some
+        value of the other layer (the tables hold each pair in both directions, so the values
+        below that some value above links to are the union of what those values link to), a
+        value that declares the other layer unused or bundled when that pseudo value is there,
+        and pseudo values as `_revise` keeps them. The work is what the selective layers link
+        to, not the size of the large ones: a pin (app = X) narrows the layers next to it
+        first. Where some layer empties, the lists returned hold an empty one (as `propagate`,
+        whose other lists are then not a fixpoint either).
+
+        With `probe`, each value of that layer is then tried alone (`_probed`)."""
+        kg = self.kg
+        table = kg.positive_pairs if (problem.allow - OFFICIAL_POSITIVE) else kg.official_pairs
+        real: dict[Layer, frozenset[str] | set[str]] = {}
+        pseudo: dict[Layer, set[str]] = {}
+        declared: dict[Layer, set[str]] = {}
+        layers = [l for l in problem.scope if l is not Layer.driver]
         declaring = self._declaring_nodes()
-        return [v for v in self.kg.by_layer[layer] if v in declaring and self.kg.nodes[v].backend != "cpu"]
+        for layer in layers:
+            ids = problem.pins.get(layer)
+            for v in (declaring.intersection(ids) if ids is not None else self._declaring_in(layer)):
+                node = kg.nodes.get(v)
+                if node is not None and node.layers:
+                    for skipped, kind in node.layers.items():
+                        declared.setdefault(skipped, set()).add(_pseudo_for(kind))
+        for layer in layers:
+            ids = problem.pins.get(layer)
+            if ids is None:
+                real[layer] = self._layer_set(layer)
+                pseudo[layer] = set(declared.get(layer, ()))
+            else:
+                pseudo[layer] = {v for v in (NOT_USED, BUNDLED) if v in ids}
+                real[layer] = frozenset(ids) - pseudo[layer] if pseudo[layer] else frozenset(ids)
+        empty = not self._arc_sets(real, pseudo, table, None)
+        if not empty and probe is not None:
+            empty = not self._probed(probe, real, pseudo, table)
+        out = {}
+        for layer in layers:
+            values = [*real[layer], *pseudo[layer]]
+            out[layer] = self._order(layer, values) if not empty else values
+        return out
+
+    def _arc_sets(self, real: dict, pseudo: dict, table, changed: set[Layer] | None) -> bool:
+        """Arc consistency over the required pairs (as `propagate`) on sets, in place: False
+        where some layer empties."""
+        pairs = [(u, l) for (u, l) in REQUIRED_PAIRS if u in real and l in real and (u, l) != (Layer.toolkit, Layer.os)]
+        touching: dict[Layer, list[tuple[Layer, Layer]]] = {}
+        for pair in pairs:
+            for layer in pair:
+                touching.setdefault(layer, []).append(pair)
+
+        def size(layer: Layer) -> int:
+            return len(real[layer]) + len(pseudo[layer])
+
+        def cost(pair: tuple[Layer, Layer]) -> int:
+            """About what revising the pair walks: the links of its smaller side (up to the size
+            of the larger one), so that a pin with few links (app = X) goes before one that
+            links to a whole layer (an OS every build runs on)."""
+            upper, lower = pair
+            small, big = (upper, lower) if size(upper) <= size(lower) else (lower, upper)
+            if size(small) > 64:
+                return size(big)
+            links = table.get((small, big), {})
+            cap, total = size(big), 0
+            for v in real[small]:
+                total += len(links.get(v, ()))
+                if total >= cap:
+                    return cap
+            return total
+
+        queued = {p for p in pairs if changed is None or p[0] in changed or p[1] in changed}
+        while queued:
+            upper, lower = pair = min(queued, key=lambda p: (min(size(p[0]), size(p[1])), cost(p), _PAIR_RANK[p]))
+            queued.discard(pair)
+            before = (size(upper), size(lower))
+            self._revise_sets(upper, lower, real, pseudo, table)
+            if not size(upper) or not size(lower):
+                return False
+            for layer, n in ((upper, before[0]), (lower, before[1])):
+                if size(layer) != n:
+                    for other in touching[layer]:
+                        if other != pair:
+                            queued.add(other)
+        return True
+
+    # Probe each value of a layer when it has at most this many (and the GPU layer more).
+    PROBE_AT_MOST = 64
+
+    def _probed(self, layer: Layer, real: dict, pseudo: dict, table) -> bool:
+        """Drop the values of `layer` through which no supported path can pass, then what only
+        they linked to (singleton arc consistency on that layer), in place; False where the
+        layer empties.
+
+        Arc consistency checks the layer pairs one at a time: an architecture stays when some
+        build ships kernels for it and some toolkit supports it, though no build of a toolkit
+        that supports it does. Fixing the value and propagating again weighs the pairs
+        together; where a layer then empties, no supported path (for any GPU) uses that value,
+        so leaving it out removes no answer and changes no witness (a search meets the values
+        it keeps in the same order). It pays where many GPUs share few architectures: each GPU
+        no longer costs a search, only the architectures do."""
+        values = real.get(layer)
+        gpus = len(real.get(Layer.gpu, ()))
+        if values is None or len(values) < 2 or len(values) > self.PROBE_AT_MOST or gpus <= len(values):
+            return True
+        kept = set()
+        for v in values:
+            trial_real = {**real, layer: {v}}
+            trial_pseudo = {**pseudo, layer: set()}
+            if self._arc_sets(trial_real, trial_pseudo, table, {layer}):
+                kept.add(v)
+        if len(kept) == len(values):
+            return True
+        real[layer] = kept
+        return bool(kept or pseudo[layer]) and self._arc_sets(real, pseudo, table, {layer})
+
+    def _revise_sets(self, upper: Layer, lower: Layer, real: dict, pseudo: dict, table) -> None:
+        """`_revise` on sets, in place: each side joined from whichever side costs less to walk."""
+        nodes = self.kg.nodes
+        fwd, back = table.get((upper, lower), {}), table.get((lower, upper), {})
+        us, ls = real[upper], real[lower]
+        decl = self._declaring_layer(upper, lower)
+        decl_here = (us & decl) if decl else ()
+        plain = (us - decl_here) if decl_here else us
+        kept = _linked(plain, ls, fwd, back)
+        if decl_here:
+            kept = set(kept)
+            lower_pseudo = pseudo[lower]
+            kept.update(x for x in decl_here if _pseudo_for(nodes[x].layers[lower]) in lower_pseudo)
+        real[upper] = kept
+        if pseudo[upper]:
+            return  # a pseudo value above supports every value below (it is always kept)
+        declared = {_pseudo_for(nodes[x].layers[lower]) for x in decl_here if x in kept} if decl_here else set()
+        pseudo[lower] = {y for y in pseudo[lower] if y in declared}
+        real[lower] = _linked(ls, kept, back, fwd)
 
     def _against_pins(self, problem: Problem, doms: dict[Layer, list[str]]) -> dict[Layer, list[str]]:
         """Drop values that an applicable fact rules out against every pinned value of another
@@ -806,9 +959,12 @@ class Solver:
                   first: Layer | None = None, deadline: float | None = None,
                   propagate: bool = True) -> Iterator[Path]:
         """Supported paths, streamed in domain order (newest versions first)."""
-        doms = domains or self.domains(problem)
-        if propagate and not problem.lenient:
-            doms = self.propagate(problem, doms)
+        if not domains and propagate and not problem.lenient:
+            doms = self.propagated_domains(problem)
+        else:
+            doms = domains or self.domains(problem)
+            if propagate and not problem.lenient:
+                doms = self.propagate(problem, doms)
         if any(not v for v in doms.values()):
             return
         # The toolkit goes after the layers that usually fix it (a framework build is built
@@ -1317,9 +1473,7 @@ class Solver:
     def find_domains(self, problem: Problem) -> dict[Layer, list[str]] | None:
         """The candidate values per layer that `find` starts from (propagated for a strict
         problem), or None when some layer has none left."""
-        base = self.domains(problem)
-        if not problem.lenient:
-            base = self.propagate(problem, base)
+        base = self.domains(problem) if problem.lenient else self.propagated_domains(problem, probe=Layer.arch)
         return None if any(not v for v in base.values()) else base
 
     def witness(self, problem: Problem, project: list[Layer], base: dict[Layer, list[str]], combo: tuple[str, ...],
@@ -1523,6 +1677,33 @@ def bundled_by_app(kg: KnowledgeGraph, values: dict[Layer, str]) -> str | None:
 
 def _gaps(path: Path) -> int:
     return sum(e.verdict in _LENIENT_VERDICTS for e in path.edges)
+
+
+def _linked(values, others, links, back) -> set[str] | frozenset[str]:
+    """The values with a link (in `links`, whose reverse is `back`) to one of `others`: walked
+    from `values` or gathered from `others`' reverse links, whichever is shorter."""
+    if not values or not others:
+        return frozenset()
+    budget = len(values)
+    if len(others) < budget:
+        total = 0
+        for y in others:
+            total += len(back.get(y, ()))
+            if total >= budget:
+                break
+        else:
+            reached: set[str] = set()
+            for y in others:
+                found = back.get(y)
+                if found:
+                    reached |= found
+            return reached & values if len(reached) < len(values) else values & reached
+    out = set()
+    for x in values:
+        linked = links.get(x)
+        if linked and not linked.isdisjoint(others):
+            out.add(x)
+    return out
 
 
 def _pseudo_for(kind: str) -> str:

@@ -289,7 +289,22 @@ def _layer_ids(kg: KnowledgeGraph, layer: Layer, cond: Condition, text: str) -> 
 
 
 def _attribute_ids(kg: KnowledgeGraph, layer: Layer, attr: str, cond: Condition, text: str) -> frozenset[str]:
+    """The nodes of `layer` whose attribute meets the condition, remembered per graph (a filter
+    such as vendor = AMD walks every GPU; the same filter again is a lookup)."""
     values = [v.text for v in cond.values]
+    memo = kg.__dict__.setdefault("_attribute_ids_memo", {})
+    key = (layer, attr, cond.op, tuple(values))
+    found = memo.get(key)
+    if found is None:
+        found = _match_attribute(kg, layer, attr, cond, text, values)
+        if len(memo) > 1_000:
+            memo.clear()
+        memo[key] = found
+    return found
+
+
+def _match_attribute(kg: KnowledgeGraph, layer: Layer, attr: str, cond: Condition, text: str,
+                     values: list[str]) -> frozenset[str]:
     out = set()
     for node_id in kg.by_layer[layer]:
         actual = kg.attribute(node_id, attr)
