@@ -4,7 +4,8 @@
 only by the path values their conditions read (not also by which conditions hold), and weighed
 even where no fact speaks; arc consistency revised in a fixed order by one support test per
 value (no semi-joins over sets, no probing of each architecture alone); one witness search per candidate (no sharing between candidates that no fact tells
-apart); every candidate value through the forward check; every value scored by `closest`;
+apart); every candidate value through the forward check; every value scored by `closest` in full,
+and its search run to the end whatever the caller knows;
 every value against every pinned value and every pair in a lenient forward check weighed by
 its verdict (no "surely no" from declared layers, vendors or complete unconditional lists,
 by pair or by set; no "surely not no" where neither node's facts can say no). Every answer of
@@ -112,6 +113,13 @@ class ReferenceSolver(Solver):
 
     def _not_ruled_out(self, layer, candidates, values):
         return candidates  # every candidate goes through the forward check
+
+    def _bounded_cost(self, values, problem, pairs, cost, bound):
+        return self._partial_cost(values, problem, pairs)  # every value scored in full
+
+    def closest(self, problem, deadline, max_steps=200_000, max_no=None, domains=None, floor=(0, 0, 0)):
+        # Searched to the end (or to a supported path), whatever the caller knows.
+        return super().closest(problem, deadline, max_steps, max_no, domains)
 
     def _surely_no(self, x, x_layer, v, v_layer):
         return False  # every pair is weighed (closest scores every value, the pins filter by verdicts)

@@ -46,6 +46,8 @@ _PAIR_RANK = {pair: i for i, pair in enumerate(REQUIRED_PAIRS)}
 _LENIENT_VERDICTS = ("unknown", "builds_only")
 _VENDOR_NAMES = {"amd": "AMD", "nvidia": "NVIDIA", "intel": "Intel"}
 _MISSING = object()
+# What `Solver._bounded_cost` gives a value that cannot beat the bound: above every cost.
+_BEYOND = (1 << 40, 0, 0)
 
 
 def is_pseudo(value: str | None) -> bool:
@@ -1369,13 +1371,50 @@ class Solver:
             no += 1
         return no, unknown, builds
 
+    def _bounded_cost(self, values: dict[Layer, str], problem: Problem, pairs, cost: tuple[int, int, int],
+                      bound: tuple[int, int, int]) -> tuple[int, int, int]:
+        """`_partial_cost`, or `_BEYOND` as soon as `cost` plus what the pairs weighed so far
+        reaches `bound`: each pair only adds, so the value can no longer beat the bound, and
+        `closest` never descends into it (see there why its place among the others does not
+        matter)."""
+        no = unknown = builds = 0
+        c0, c1, c2 = cost
+        for upper, lower in pairs:
+            verdict = self._pair_verdict(upper, lower, values, problem)
+            if verdict == "no":
+                no += 1
+            elif verdict == "unknown":
+                unknown += 1
+            elif verdict == "builds_only":
+                builds += 1
+            else:
+                continue
+            if (c0 + no, c1 + unknown, c2 + builds) >= bound:
+                return _BEYOND
+        if problem.driver is not None and pairs and self._driver_conflict(values, problem):
+            no += 1
+        return no, unknown, builds
+
     def closest(self, problem: Problem, deadline: float, max_steps: int = 200_000,
-                max_no: int | None = None, domains: dict[Layer, list[str]] | None = None) -> tuple[Path | None, bool]:
+                max_no: int | None = None, domains: dict[Layer, list[str]] | None = None,
+                floor: tuple[int, int, int] = (0, 0, 0)) -> tuple[Path | None, bool]:
         """The complete path with the fewest "not supported" then "unknown" edges.
 
         Branch and bound, pinned layers first, each level trying the values
         that break least so far first. Returns (path, complete) where complete
         is False when the step or time budget cut the search.
+
+        `floor` is what the caller knows no path beats (no supported path: (0, 0, 1); none
+        without a "not supported" edge: (1, 0, 0)): the search stops on reaching it, as it
+        stops on a supported path, since nothing later could replace what it holds.
+
+        A value whose partial cost already reaches the best cost so far is scored only that
+        far (`_bounded_cost`) and sorted last: the loop stops at the first value whose cost
+        reaches the bound, and the bound only falls, so such a value is never tried, and
+        every value tried is tried in the same order as with its full cost. (Where values
+        that are surely "no" wait, they join once a scored value costs a "no" or more; one
+        scored only that far costs at least the bound, whose first count is then at least
+        one, or stops the loop, as its full cost would.)
         """
         doms = self._few_releases(self._hardware_narrowed(problem, domains or self.domains(problem, against_pins=False)))
         if any(not v for v in doms.values()):
@@ -1432,7 +1471,7 @@ class Solver:
                     pending.append((i, v))
                     continue
                 values[layer] = v
-                scored.append((self._partial_cost(values, problem, pairs_by_layer[layer]), i, v))
+                scored.append((self._bounded_cost(values, problem, pairs_by_layer[layer], cost, best[1]), i, v))
             values.pop(layer, None)
             scored.sort(key=lambda t: (t[0], t[1]))
             k = 0
@@ -1447,7 +1486,7 @@ class Solver:
                     rest = scored[k:]
                     for i, v in pending:
                         values[layer] = v
-                        rest.append((self._partial_cost(values, problem, pairs_by_layer[layer]), i, v))
+                        rest.append((self._bounded_cost(values, problem, pairs_by_layer[layer], cost, best[1]), i, v))
                     values.pop(layer, None)
                     rest.sort(key=lambda t: (t[0], t[1]))
                     scored, k, pending = rest, 0, []
@@ -1464,7 +1503,7 @@ class Solver:
                 values[layer] = v
                 dfs(depth + 1, nxt)
                 del values[layer]
-                if best[1] == (0, 0, 0) or cut[0]:
+                if best[1] <= floor or cut[0]:
                     return
 
         dfs(0, (0, 0, 0))

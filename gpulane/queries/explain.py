@@ -198,10 +198,13 @@ def _explain(kg: KnowledgeGraph, plan: Plan, budget_s: float) -> ExplainAnswer:
                              _stale(kg, witness.facts_used()))
     complete = searched()  # a supported path may exist where the clock stopped the strict search
 
+    # What the searches that ran to their end proved, the closest-path search need not: no
+    # path is supported, and then (below) none is free of "not supported" edges.
+    floor = (0, 0, 1) if complete else (0, 0, 0)
     lenient = next(solver.solutions(replace(problem, lenient=True), deadline=deadline), None)
     if lenient is not None:
         # Any completion without a "no" proves the verdict; show the one with the fewest gaps.
-        closest, whole = solver.closest(problem, deadline)
+        closest, whole = solver.closest(problem, deadline, floor=floor)
         complete = complete and whole
         if closest is not None and closest.verdict in ("unknown", "builds_only"):
             lenient = closest
@@ -214,7 +217,7 @@ def _explain(kg: KnowledgeGraph, plan: Plan, budget_s: float) -> ExplainAnswer:
                              _stale(kg, lenient.facts_used()), complete and whole)
     complete = complete and searched()
 
-    closest, whole = solver.closest(problem, deadline)
+    closest, whole = solver.closest(problem, deadline, floor=(1, 0, 0) if complete else (0, 0, 0))
     complete = complete and whole
     if closest is None:
         return ExplainAnswer("not_supported", plan, None, [], None, [], [], complete)
