@@ -121,6 +121,9 @@ class ReferenceSolver(Solver):
         # Searched to the end (or to a supported path), whatever the caller knows.
         return super().closest(problem, deadline, max_steps, max_no, domains)
 
+    def _surely_no_test(self, layer, chosen):
+        return lambda v: False  # closest scores every value
+
     def _surely_no(self, x, x_layer, v, v_layer):
         return False  # every pair is weighed (closest scores every value, the pins filter by verdicts)
 

@@ -423,6 +423,20 @@ class Solver:
                     return True
         return False
 
+    def unofficial_facts_about(self, nodes) -> list[CompiledFact]:
+        """The workaround and community facts (positive, not official) whose subjects include
+        one of `nodes`, in the knowledge base's order (an index made once per solver)."""
+        index = getattr(self, "_unofficial_index", None)
+        if index is None:
+            index = {}
+            for cf in self.kg.facts:
+                if cf.status not in OFFICIAL_POSITIVE and cf.status is not Status.unsupported:
+                    for s in cf.subjects:
+                        index.setdefault(s, []).append(cf)
+            self._unofficial_index = index
+        found = {cf.index: cf for n in nodes for cf in index.get(n, ())}
+        return [found[i] for i in sorted(found)]
+
     def _vendor_mismatch(self, a: str, b: str) -> str | None:
         """Why a pair is impossible by vendor (a CUDA build on an AMD target), or None."""
         va, vb = self.kg.compute_vendor(a), self.kg.compute_vendor(b)
@@ -700,7 +714,25 @@ class Solver:
                 return set()
             candidates = candidates - self._declaring_layer(layer, pinned_layer) - \
                 self._other_vendor(layer, self.kg.compute_vendor(p))
+            if self._cannot_deny_layer(p, layer) and not (problem.kernel and {upper, lower} == {Layer.toolkit, Layer.os}):
+                # Neither p's facts on this layer nor any fact of a candidate that has none on
+                # p's layer can make the pair "no" (`_edge`): only the others are weighed.
+                speaking = self._speaking_about(layer, pinned_layer)
+                weighed = candidates & speaking
+                return (candidates - weighed) | {x for x in weighed if self._pin_allows(layer, x, pinned_layer, p, problem)}
         return {x for x in candidates if self._pin_allows(layer, x, pinned_layer, p, problem)}
+
+    def _cannot_deny_layer(self, p: str, layer: Layer) -> bool:
+        """Whether no fact of p on `layer` can make a pair "no" in `_edge`, whatever the node
+        of that layer: no negative fact, no complete list, no override (`_cannot_deny` for
+        every node at once). Positive incomplete facts only add evidence."""
+        memo = self.__dict__.setdefault("_cannot_deny_layer_memo", {})
+        key = (p, layer)
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = p not in self.kg.overrides and all(
+                cf.positive and not cf.exhaustive for cf in self.kg.by_subject.get(key, ()))
+        return found
 
     def _declaring_layer(self, layer: Layer, declared: Layer) -> frozenset[str]:
         """Nodes of `layer` that declare the layer `declared` unused or bundled."""
@@ -1018,6 +1050,66 @@ class Solver:
         if allowed is None:
             return candidates
         return [v for v in candidates if v in allowed or v[:1] == "~"]
+
+    def _surely_no_test(self, layer: Layer, chosen: list[tuple[Layer, str]]):
+        """A test equal to `any(self._surely_no(x, l, v, layer) for l, x in chosen)` for a value
+        v of `layer`, with what does not depend on v settled once: the layer a chosen node
+        declares unused, the sets of nodes that declare a chosen node's layer unused or run on
+        another vendor, and the complete lists of the chosen nodes; only the lists of v itself
+        are read per value."""
+        nodes = self.kg.nodes
+        deny: list[frozenset[str]] = []
+        allow: list[frozenset[str]] = []
+        reverse: list[tuple[Layer, str]] = []
+        for l, x in chosen:
+            upper, lower = (layer, l) if _RANK[layer] > _RANK[l] else (l, layer)
+            if (upper, lower) == (Layer.toolkit, Layer.arch):
+                continue
+            if layer in nodes[x].layers:
+                return lambda v: v[:1] != "~"
+            declaring = self._declaring_layer(layer, l)
+            if declaring:
+                deny.append(declaring)
+            vendor = self.kg.compute_vendor(x)
+            if vendor is not None:
+                other = self._other_vendor(layer, vendor)
+                if other:
+                    deny.append(other)
+            if upper in (Layer.toolkit, Layer.framework) and lower in (Layer.arch, Layer.gpu):
+                continue
+            allowed = self._allowed_by(x, l, layer)
+            if allowed is not None:
+                allow.append(allowed)
+            if self._lists_about(layer, l):
+                reverse.append((l, x))
+        allowed_by = self._allowed_by
+
+        def test(v: str) -> bool:
+            if v[:1] == "~":
+                return False
+            for d in deny:
+                if v in d:
+                    return True
+            for a in allow:
+                if v not in a:
+                    return True
+            for l, x in reverse:
+                a = allowed_by(v, layer, l)
+                if a is not None and x not in a:
+                    return True
+            return False
+        return test
+
+    def _lists_about(self, layer: Layer, about: Layer) -> bool:
+        """Whether some node of `layer` has complete unconditional lists on `about`
+        (`_allowed_by` not None), once per solver."""
+        memo = self.__dict__.setdefault("_lists_about_memo", {})
+        found = memo.get((layer, about))
+        if found is None:
+            found = memo[(layer, about)] = any(
+                self._allowed_by(v, layer, about) is not None for v in self.kg.by_layer[layer]
+                if (v, about) in self.kg.by_subject)
+        return found
 
     def _surely_no(self, x: str, x_layer: Layer, v: str, v_layer: Layer) -> bool:
         """`_surely_no_for`, remembered per pair (a node id names its layer)."""
@@ -1465,9 +1557,10 @@ class Solver:
             # the first of them, after the same steps.
             candidates = not_contradicting(layer)
             chosen = [(l, x) for l, x in values.items() if x[:1] != "~"]
+            surely_no = self._surely_no_test(layer, chosen)
             scored, pending = [], []
             for i, v in enumerate(candidates):
-                if any(self._surely_no(x, l, v, layer) for l, x in chosen):
+                if surely_no(v):
                     pending.append((i, v))
                     continue
                 values[layer] = v

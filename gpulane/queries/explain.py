@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from gpulane.graph.check import STALE_AFTER_DAYS
 from gpulane.graph.kb import CompiledFact, KnowledgeGraph
 from gpulane.graph.solver import Edge, Path, Problem, is_pseudo
-from gpulane.model import LAYER_ORDER, OFFICIAL_POSITIVE, Layer, Status
+from gpulane.model import LAYER_ORDER, Layer, Status
 from gpulane.queries.plan import Plan
 from gpulane.queries.run import solver_for
 
@@ -326,8 +326,8 @@ def _workarounds(kg: KnowledgeGraph, plan: Plan, path: Path, deadline: float) ->
     hardware_breaks = any(e.verdict != "ok" and {e.upper, e.lower} & {Layer.arch, Layer.gpu} for e in path.edges)
     targets = {path.values.get(Layer.arch), path.values.get(Layer.gpu)} - {None} if hardware_breaks else set()
     on_path = set(path.values.values())
-    for cf in kg.facts:
-        if cf.status in OFFICIAL_POSITIVE or cf.status is Status.unsupported or cf.id in seen:
+    for cf in solver.unofficial_facts_about(on_path):
+        if cf.id in seen:
             continue
         # Only what the plan's own nodes document, and only where its conditions can hold
         # (a Linux-only override says nothing to a Windows plan).
