@@ -26,8 +26,10 @@ class InvalidSpecError(ValueError):
 
 
 @lru_cache(maxsize=4096)
+@lru_cache(maxsize=16384)
 def parse_version(text: str) -> Version:
-    """Read a version, leniently: ``15 SP6`` reads as 15.6, ``R550`` as 550."""
+    """Read a version, leniently: ``15 SP6`` reads as 15.6, ``R550`` as 550. Remembered (a
+    Version is immutable; the solver and fix read the same versions many times)."""
     try:
         return Version(text)
     except InvalidVersion:

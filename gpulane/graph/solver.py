@@ -614,7 +614,11 @@ class Solver:
 
         queued = {p for p in pairs if changed is None or p[0] in changed or p[1] in changed}
         while queued:
-            upper, lower = pair = min(queued, key=lambda p: (min(size(p[0]), size(p[1])), cost(p), _PAIR_RANK[p]))
+            if len(queued) == 1:
+                pair = next(iter(queued))
+            else:
+                pair = min(queued, key=lambda p: (min(size(p[0]), size(p[1])), cost(p), _PAIR_RANK[p]))
+            upper, lower = pair
             queued.discard(pair)
             before = (size(upper), size(lower))
             self._revise_sets(upper, lower, real, pseudo, table)
@@ -693,13 +697,14 @@ class Solver:
                 continue
             # Kept: every pinned layer has a value that does not rule x out (as sets, so that
             # what declared layers and vendors decide is settled for the whole layer at once).
-            alive = {x for x in values if not is_pseudo(x)}
+            alive = set(values)
+            alive.difference_update((NOT_USED, BUNDLED))
             for pl, pvals in pinned:
                 passing: set[str] = set()
                 for p in pvals:
                     passing |= self._pin_passes(layer, alive - passing, pl, p, problem)
                 alive = passing
-            out[layer] = [x for x in values if is_pseudo(x) or x in alive]
+            out[layer] = [x for x in values if x in alive or x[:1] == "~"]
         return out
 
     def _pin_passes(self, layer: Layer, candidates: set[str], pinned_layer: Layer, p: str,
@@ -1265,6 +1270,18 @@ class Solver:
                 self._forced_layers.setdefault(self.kg.nodes[sub].layer, set()).add(target_layer)
         return index
 
+    def _builds_index_for(self, layer: Layer, candidates: list[str], forcing) -> tuple:
+        """`_builds_index`, remembered per candidate list (a layer nothing narrows has the same
+        list in every search)."""
+        memo = self.__dict__.setdefault("_builds_index_memo", {})
+        key = (layer, tuple(candidates))
+        found = memo.get(key)
+        if found is None:
+            if len(memo) > 64:
+                memo.clear()
+            found = memo[key] = self._builds_index(layer, candidates, forcing)
+        return found
+
     def _builds_index(self, layer: Layer, candidates: list[str], forcing) -> tuple:
         """For `_not_contradicting_builds` on one candidate list: each candidate's position and,
         per layer the candidates force, which of them allow a given node there (or force nothing)."""
@@ -1321,14 +1338,43 @@ class Solver:
             return None
         if lower in self.kg.nodes[a].layers or upper in self.kg.nodes[b].layers:
             return "no"  # a real node where the other declares the layer unused
+        carried = upper in (Layer.toolkit, Layer.framework) and lower in (Layer.arch, Layer.gpu)
+        deferred = carried and any(l in problem.scope and values.get(l) is None
+                                   for l in (Layer.framework, Layer.app) if l is not upper)
+        if deferred and self._says_only_ok_or_silent(a, lower, values) and \
+                self._says_only_ok_or_silent(b, upper, values) and not self._vendor_mismatch(a, b):
+            # The edge can only be "ok", "not listed" or "unknown", each of which waits for
+            # the build or app chosen later (below): nothing to weigh yet.
+            return None
         e = self.edge(upper, a, lower, b, values, problem.allow, problem.driver, True,
                       self._required(upper, lower, values, True, problem.scope), kernel=problem.kernel)
-        if e is not None and e.kind in ("not_listed", "unknown") and upper in (Layer.toolkit, Layer.framework) \
-                and lower in (Layer.arch, Layer.gpu):
-            if any(l in problem.scope and values.get(l) is None for l in (Layer.framework, Layer.app) if l is not upper):
+        if e is not None and e.kind in ("not_listed", "unknown") and carried:
+            if deferred:
                 return None  # a build or app chosen later may carry this layer to the target
             e = self._under_path(e, values, problem, True)
         return None if e is None or e.verdict == "ok" else e.verdict
+
+    def _says_only_ok_or_silent(self, node: str, layer: Layer, values: dict[Layer, str]) -> bool:
+        """Whether `_edge` can weigh node's facts on `layer` only into "ok", "not listed" or
+        "unknown" on this partial path: no negative fact, no build list, no override, and
+        every condition on a layer already chosen (an undecided one could make the pair
+        "builds only" for now)."""
+        memo = self.__dict__.setdefault("_plain_lists_memo", {})
+        key = (node, layer)
+        read = memo.get(key, _MISSING)
+        if read is _MISSING:
+            read = frozenset()
+            if node in self.kg.overrides:
+                read = None
+            else:
+                for cf in self.kg.by_subject.get(key, ()):
+                    if not cf.positive or cf.is_build_list or cf.fact.runs_as or \
+                            any(cond.layer is Layer.driver for cond in cf.when):
+                        read = None
+                        break
+                    read = read | {cond.layer for cond in cf.when}
+            memo[key] = read
+        return read is not None and all(values.get(l) is not None for l in read)
 
     def _under_path(self, e: Edge, values: dict[Layer, str], problem: Problem, partial: bool) -> Edge:
         """A toolkit or build that leaves the target out, rescued by what is above it on the
@@ -1471,7 +1517,7 @@ class Solver:
         matter)."""
         no = unknown = builds = 0
         c0, c1, c2 = cost
-        for upper, lower in pairs:
+        for i, (upper, lower) in enumerate(pairs):
             verdict = self._pair_verdict(upper, lower, values, problem)
             if verdict == "no":
                 no += 1
@@ -1482,6 +1528,10 @@ class Solver:
             else:
                 continue
             if (c0 + no, c1 + unknown, c2 + builds) >= bound:
+                if i and isinstance(pairs, list):
+                    # Fail first: the pair that reached the bound is weighed first next time
+                    # (the sum does not depend on the order).
+                    pairs.insert(0, pairs.pop(i))
                 return _BEYOND
         if problem.driver is not None and pairs and self._driver_conflict(values, problem):
             no += 1
@@ -1535,7 +1585,7 @@ class Solver:
             kept = kept_memo.get(key)
             if kept is None:
                 if layer not in indexes:
-                    indexes[layer] = self._builds_index(layer, doms[layer], forcing)
+                    indexes[layer] = self._builds_index_for(layer, doms[layer], forcing)
                 kept = kept_memo[key] = self._not_contradicting_builds(layer, doms[layer], values, forcing,
                                                                        indexes[layer])
             return kept

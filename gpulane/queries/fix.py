@@ -176,7 +176,10 @@ def _predicted_key(kg: KnowledgeGraph, solver, base: dict[Layer, list[str]], pro
     for layer, value in zip(project, combo):
         if layer is Layer.gpu:
             linked = kg.positive_pairs.get((Layer.gpu, Layer.arch), {}).get(value, set())
-            archs = [a for a in base.get(Layer.arch, ()) if a in linked]
+            if len(linked) == 1:
+                archs = [a for a in linked if a in base.get(Layer.arch, ())]
+            else:
+                archs = [a for a in base.get(Layer.arch, ()) if a in linked]
             if len(archs) != 1:
                 return None
             key.append((layer.value, archs[0]))
