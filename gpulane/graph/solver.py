@@ -724,8 +724,30 @@ class Solver:
                 # p's layer can make the pair "no" (`_edge`): only the others are weighed.
                 speaking = self._speaking_about(layer, pinned_layer)
                 weighed = candidates & speaking
-                return (candidates - weighed) | {x for x in weighed if self._pin_allows(layer, x, pinned_layer, p, problem)}
-        return {x for x in candidates if self._pin_allows(layer, x, pinned_layer, p, problem)}
+                return (candidates - weighed) | self._pin_allowing(layer, weighed, pinned_layer, p, problem)
+        return self._pin_allowing(layer, candidates, pinned_layer, p, problem)
+
+    def _pin_allowing(self, layer: Layer, candidates: set[str], pinned_layer: Layer, p: str,
+                      problem: Problem) -> set[str]:
+        """The candidates that `_pin_allows` keeps against p, remembered per pinned value and
+        what the verdict reads of the problem (evidence, driver, kernel, scope): each candidate
+        is weighed against p alone, so a later query with the same pin weighs only the
+        candidates it has not met."""
+        memo = self.__dict__.setdefault("_pin_allowing_memo", {})
+        driver = problem.driver
+        key = (layer, pinned_layer, p, problem.allow, problem.kernel, problem.scope,
+               None if driver is None else (driver.text, driver.exact, str(driver.range)))
+        found = memo.get(key)
+        if found is None:
+            if len(memo) > 256:
+                memo.clear()
+            found = memo[key] = (set(), set())
+        checked, passing = found
+        for x in candidates - checked if checked else candidates:
+            if self._pin_allows(layer, x, pinned_layer, p, problem):
+                passing.add(x)
+            checked.add(x)
+        return candidates & passing
 
     def _cannot_deny_layer(self, p: str, layer: Layer) -> bool:
         """Whether no fact of p on `layer` can make a pair "no" in `_edge`, whatever the node
@@ -1054,6 +1076,17 @@ class Solver:
                 allowed = keep if allowed is None else allowed & keep
         if allowed is None:
             return candidates
+        if len(allowed) * 8 < len(candidates):
+            # Few kept of many: by their positions in the list, not by a walk over it.
+            cache = self.__dict__.setdefault("_positions", {})
+            found = cache.get(layer)
+            if found is None or found[0] is not candidates:
+                found = cache[layer] = (candidates, {v: i for i, v in enumerate(candidates)})
+            pos = found[1]
+            kept = [v for v in allowed if v in pos]
+            kept.extend(v for v in (NOT_USED, BUNDLED) if v in pos)
+            kept.sort(key=pos.__getitem__)
+            return kept
         return [v for v in candidates if v in allowed or v[:1] == "~"]
 
     def _surely_no_test(self, layer: Layer, chosen: list[tuple[Layer, str]]):
@@ -1062,30 +1095,18 @@ class Solver:
         declares unused, the sets of nodes that declare a chosen node's layer unused or run on
         another vendor, and the complete lists of the chosen nodes; only the lists of v itself
         are read per value."""
-        nodes = self.kg.nodes
         deny: list[frozenset[str]] = []
         allow: list[frozenset[str]] = []
         reverse: list[tuple[Layer, str]] = []
         for l, x in chosen:
-            upper, lower = (layer, l) if _RANK[layer] > _RANK[l] else (l, layer)
-            if (upper, lower) == (Layer.toolkit, Layer.arch):
+            part = self._surely_no_part(layer, l, x)
+            if part is None:
                 continue
-            if layer in nodes[x].layers:
+            if part is True:
                 return lambda v: v[:1] != "~"
-            declaring = self._declaring_layer(layer, l)
-            if declaring:
-                deny.append(declaring)
-            vendor = self.kg.compute_vendor(x)
-            if vendor is not None:
-                other = self._other_vendor(layer, vendor)
-                if other:
-                    deny.append(other)
-            if upper in (Layer.toolkit, Layer.framework) and lower in (Layer.arch, Layer.gpu):
-                continue
-            allowed = self._allowed_by(x, l, layer)
-            if allowed is not None:
-                allow.append(allowed)
-            if self._lists_about(layer, l):
+            deny.extend(part[0])
+            allow.extend(part[1])
+            if part[2]:
                 reverse.append((l, x))
         allowed_by = self._allowed_by
 
@@ -1104,6 +1125,42 @@ class Solver:
                     return True
             return False
         return test
+
+    def _surely_no_part(self, layer: Layer, l: Layer, x: str):
+        """What one chosen node x (of layer l) adds to `_surely_no_test`: None (nothing), True
+        (every real value), or (sets a value must not be in, sets it must be in, whether the
+        values' own lists are read), remembered per node."""
+        memo = self.__dict__.setdefault("_surely_no_parts", {})
+        key = (layer, x)
+        found = memo.get(key, _MISSING)
+        if found is not _MISSING:
+            return found
+        upper, lower = (layer, l) if _RANK[layer] > _RANK[l] else (l, layer)
+        if (upper, lower) == (Layer.toolkit, Layer.arch):
+            found = None
+        elif layer in self.kg.nodes[x].layers:
+            found = True
+        else:
+            deny, allow = [], []
+            declaring = self._declaring_layer(layer, l)
+            if declaring:
+                deny.append(declaring)
+            vendor = self.kg.compute_vendor(x)
+            if vendor is not None:
+                other = self._other_vendor(layer, vendor)
+                if other:
+                    deny.append(other)
+            reverse = False
+            if not (upper in (Layer.toolkit, Layer.framework) and lower in (Layer.arch, Layer.gpu)):
+                allowed = self._allowed_by(x, l, layer)
+                if allowed is not None:
+                    allow.append(allowed)
+                reverse = self._lists_about(layer, l)
+            found = (tuple(deny), tuple(allow), reverse)
+        if len(memo) > 100_000:
+            memo.clear()
+        memo[key] = found
+        return found
 
     def _lists_about(self, layer: Layer, about: Layer) -> bool:
         """Whether some node of `layer` has complete unconditional lists on `about`

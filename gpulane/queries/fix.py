@@ -115,13 +115,25 @@ def _try_change(kg: KnowledgeGraph, plan: Plan, layers: tuple[Layer, ...],
     if base is None:
         return [], False, False
     originals = {l: problem.pins.get(l, frozenset()) for l in project}
+    # A replacement of no family the originals have is as far as any (`_distance`): its key is
+    # known without weighing versions.
+    families = {l: {kg.nodes[o].family for o in originals[l] if o in kg.nodes} - {None} for l in project}
+
+    def distance(layer: Layer, value: str) -> tuple:
+        if kg.nodes[value].family not in families[layer]:
+            return _FAR
+        return _distance(kg, originals[layer], value)
 
     def closeness(combo) -> tuple:
-        return tuple(_distance(kg, originals[l], c) for l, c in zip(project, combo))
+        return tuple(distance(l, c) for l, c in zip(project, combo))
 
-    candidates = [combo for combo in product(*(base[l] for l in project))
-                  if not any(is_pseudo(c) for c in combo)
-                  and not all(problem.pins.get(l) and c in problem.pins[l] for l, c in zip(project, combo))]
+    if len(project) == 1:
+        pinned = problem.pins.get(project[0]) or ()
+        candidates = [(c,) for c in base[project[0]] if c[:1] != "~" and c not in pinned]
+    else:
+        candidates = [combo for combo in product(*(base[l] for l in project))
+                      if not any(is_pseudo(c) for c in combo)
+                      and not all(problem.pins.get(l) and c in problem.pins[l] for l, c in zip(project, combo))]
     # Stable: candidates equally close keep the solver's order (newest first).
     candidates.sort(key=closeness)
     # Group → (members in closeness order, each layer's distinct replacements); insertion order
@@ -259,13 +271,16 @@ def _version_key(version: str):
         return parse_version("0")
 
 
+_FAR = (1, (1 << 20,), 1)  # what `_distance` gives a replacement of no family the originals have
+
+
 def _distance(kg: KnowledgeGraph, originals: frozenset[str], value: str) -> tuple:
     """How far a replacement is from what the user asked for: same family first, then
     the nearest version (newer before older on a tie). Ties keep the solver's order."""
     from gpulane.versions import parse_version
 
     node = kg.nodes[value]
-    best: tuple = (1, (1 << 20,), 1)
+    best: tuple = _FAR
     for orig_id in originals:
         orig = kg.nodes.get(orig_id)
         if orig is None:
