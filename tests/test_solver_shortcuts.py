@@ -254,3 +254,37 @@ def test_synthetic_answers_as_the_reference(n, seed):
     statements = _synthetic_statements(kg)
     _propagations(kg, [s for s in statements if s.startswith("find")])
     _same_answers(kg, statements)
+
+
+def _random_statements(kg: KnowledgeGraph, rng) -> list[str]:
+    """Seeded random find / explain / fix statements over a synthetic knowledge base."""
+    gpus, oses = sorted(kg.by_layer[Layer.gpu]), sorted(kg.by_layer[Layer.os])
+    apps, toolkits = sorted(kg.by_layer[Layer.app]), sorted(kg.by_layer[Layer.toolkit])
+    out = []
+    for _ in range(3):
+        app, os_id = rng.choice(apps), rng.choice(oses)
+        vendor = rng.choice(["AMD", "NVIDIA"])
+        out += [f"find gpu where vendor = {vendor} and app = {app} and os = {os_id}",
+                f"find gpu where app = {app}", f"find toolkit, framework where app = {app} and os = {os_id}"]
+    for _ in range(4):
+        gpu, app, os_id, tk = rng.choice(gpus), rng.choice(apps), rng.choice(oses), rng.choice(toolkits)
+        plan = rng.choice([f"gpu = {gpu}, app = {app}, os = {os_id}", f"gpu = {gpu}, toolkit = {tk}, app = {app}",
+                           f"gpu = {gpu}, os = {os_id}, toolkit = {tk}"])
+        out += [f"explain {plan}", f"fix {plan}"]
+    return out
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_random_synthetic_answers_as_the_reference(seed):
+    # Other shapes than the benchmark's: more conditional and "unsupported" facts, wider
+    # architecture and OS lists, fewer toolkits per vendor.
+    import random
+
+    rng = random.Random(seed)
+    kb = generate(rng.choice([600, 1200, 2000]), seed=seed, arch_fanout=rng.choice([3, 6, 10]),
+                  os_fanout=rng.choice([2, 4]), conditional_share=rng.choice([0.2, 0.5]),
+                  unsupported_share=rng.choice([0.05, 0.3]))
+    kg = KnowledgeGraph(kb)
+    statements = _random_statements(kg, rng)
+    _propagations(kg, [s for s in statements if s.startswith("find")])
+    _same_answers(kg, statements)
