@@ -46,6 +46,8 @@ _PAIR_RANK = {pair: i for i, pair in enumerate(REQUIRED_PAIRS)}
 _LENIENT_VERDICTS = ("unknown", "builds_only")
 _VENDOR_NAMES = {"amd": "AMD", "nvidia": "NVIDIA", "intel": "Intel"}
 _MISSING = object()
+# How long a lenient witness search looks for a witness with fewer unknown edges (seconds).
+LENIENT_WITNESS_S = 0.05
 # What `Solver._bounded_cost` gives a value that cannot beat the bound: above every cost.
 _BEYOND = (1 << 40, 0, 0)
 
@@ -1841,7 +1843,7 @@ class Solver:
         witness = next(self.solutions(problem, doms, deadline=deadline, propagate=False), None)
         if problem.lenient and witness is not None and _gaps(witness) > 1:
             # Look briefly for a witness with fewer unknown edges (none not supported).
-            soon = time.perf_counter() + 0.05
+            soon = time.perf_counter() + LENIENT_WITNESS_S
             better, _ = self.closest(problem, min(deadline, soon) if deadline else soon,
                                      max_steps=500, max_no=0, domains=doms)
             if better is not None and _gaps(better) < _gaps(witness):
