@@ -106,6 +106,12 @@ def test_payload_changed_under_its_header_is_rebuilt(tmp_path, monkeypatch):
     lambda d: d["kb"]["facts"][0].__setitem__("relation", "not-a-relation"),
 ])
 def test_malformed_compiled_state_is_rebuilt_not_a_traceback(tmp_path, damage):
+    _damaged_entry_is_rebuilt(tmp_path, damage)
+
+
+def _damaged_entry_is_rebuilt(tmp_path, damage) -> None:
+    """Fill the cache from a copy of the mini KB, damage the stored document, and check the next
+    load gives the graph a cold build gives."""
     folder = tmp_path / "kb"
     shutil.copytree(MINI, folder)
     cold = build_graph(folder)
@@ -114,8 +120,7 @@ def test_malformed_compiled_state_is_rebuilt_not_a_traceback(tmp_path, damage):
     doc = json.loads(payload)
     damage(doc)
     _rewrite(path, header, json.dumps(doc).encode())
-    kg = load_graph(folder)
-    _same_graph(kg, cold)
+    _same_graph(load_graph(folder), cold)
     _same_graph(load_graph(folder), cold)  # and the rebuilt entry is good again
 
 
@@ -216,15 +221,7 @@ def test_fast_reader_gives_the_models_a_cold_load_made(which, shipped):
 def test_a_stored_value_of_the_wrong_type_is_a_miss(tmp_path, damage):
     """The fast reader checks every value's type as full validation does: an entry whose text a
     buggy writer got wrong is rebuilt, never half-read."""
-    folder = tmp_path / "kb"
-    shutil.copytree(MINI, folder)
-    cold = build_graph(folder)
-    load_graph(folder)
-    path, header, payload = _entry()
-    doc = json.loads(payload)
-    damage(doc)
-    _rewrite(path, header, json.dumps(doc).encode())
-    _same_graph(load_graph(folder), cold)
+    _damaged_entry_is_rebuilt(tmp_path, damage)
 
 
 def test_when_shorthand_gives_the_same_graph_warm_and_cold(tmp_path):

@@ -158,6 +158,18 @@ def _cubes(passing: set[tuple], dims: int) -> list[list[frozenset]]:
     return cubes
 
 
+def _cube_sets(ctxs, cube) -> tuple[tuple[Layer, ...], tuple]:
+    """The layers a cube of signatures restricts and the node set on each (a layer whose
+    signatures cover all its nodes restricts nothing and is left out)."""
+    layers, sets = [], []
+    for ctx, sigs in zip(ctxs, cube):
+        node_set = ctx.node_set(sigs)
+        if node_set is not None:
+            layers.append(ctx.layer)
+            sets.append(node_set)
+    return tuple(layers), tuple(sets)
+
+
 class Verdicts:
     """The engine's verdicts, pair by pair, for one evidence level."""
 
@@ -206,15 +218,10 @@ class Verdicts:
             return Item(never=True)
         item = Item()
         for cube in _cubes(passing, len(ctxs)):
-            layers, sets = [], []
-            for ctx, sigs in zip(ctxs, cube):
-                s = ctx.node_set(sigs)
-                if s is not None:
-                    layers.append(ctx.layer)
-                    sets.append(s)
+            layers, sets = _cube_sets(ctxs, cube)
             if not layers:
                 return Item(always=True)
-            item.rows.append((tuple(layers), tuple(sets)))
+            item.rows.append((layers, sets))
         return item
 
     # -- pairs -------------------------------------------------------------------------
@@ -339,13 +346,7 @@ class Verdicts:
                     rows.append(((), (), ivs))
                     continue
                 for cube in _cubes(passing, len(ctxs)):
-                    layers, sets = [], []
-                    for ctx, sigs in zip(ctxs, cube):
-                        s = ctx.node_set(sigs)
-                        if s is not None:
-                            layers.append(ctx.layer)
-                            sets.append(s)
-                    rows.append((tuple(layers), tuple(sets), ivs))
+                    rows.append((*_cube_sets(ctxs, cube), ivs))
             if rows:
                 yield x, rows
 
