@@ -48,7 +48,10 @@ def _round_trip(kg: KnowledgeGraph) -> KnowledgeGraph:
 
 
 def test_compiled_state_gives_the_same_graph_shipped(shipped):
-    _same_graph(_round_trip(shipped), KnowledgeGraph(shipped.kb))
+    # A freshly compiled graph: the shared fixture's selection memo grows with the queries other
+    # tests ran on it, so comparing it with a fresh compile would depend on the test order.
+    fresh = KnowledgeGraph(shipped.kb)
+    _same_graph(_round_trip(fresh), KnowledgeGraph(shipped.kb))
 
 
 def test_compiled_state_gives_the_same_graph_synthetic():
