@@ -297,6 +297,30 @@ def test_sysreq_6_3_kernel_tables():
     assert all(not f.exhaustive for f in facts.values())  # the matrix importer's OS row is the complete list
 
 
+def test_sysreq_6_3_0_and_6_3_1_pages():
+    """ROCm 6.3.0 (docs/6.3.0) and 6.3.1 (develop when 6.3.1 was documented): the full pages."""
+    kb = rocm_linux_sysreq.parse(PAGES / "6.3.0.rst")
+    facts = facts_by_id(kb)
+    # read from the page: three Radeon cards, all gfx1100; the MI50 and Radeon VII deprecated
+    assert facts["rocm-6.3.0-sysreq-gpu-radeon-rx-7900-xtx"].status is Status.supported
+    assert facts["rocm-6.3.0-sysreq-gpu-radeon-pro-v710"].status is Status.supported
+    assert facts["rocm-6.3.0-sysreq-gpu-radeon-vii"].status is Status.deprecated
+    assert "rocm-6.3.0-sysreq-gpu-instinct-mi325x" not in facts  # added in 6.3.1
+    assert facts["rocm-6.3.0-sysreq-os-ubuntu-24.04"].kernels == ["6.8 GA", "6.11 HWE"]
+    assert facts["rocm-6.3.0-sysreq-os-sles-15-sp5"].kernels == ["5.14.21"]
+    assert facts["rocm-6.3.0-sysreq-os-oracle-linux-8"].when[Layer.gpu].ids == ["instinct-mi300x"]
+    assert "rocm-6.3.0-sysreq-os-rhel-8.9" not in facts  # removed from the page before the release
+    assert kb.sources[0].url.endswith("/9bd0f9aaf1b3e17bc47e0eee38b28f4b218df792/docs/reference/system-requirements.rst")
+    facts = facts_by_id(rocm_linux_sysreq.parse(PAGES / "6.3.1.rst"))
+    assert facts["rocm-6.3.1-sysreq-gpu-instinct-mi325x"].status is Status.supported
+    # "MI325X is supported only on Ubuntu 22.04.5 [5.15 GA]": that kernel only, no other OS
+    assert facts["rocm-6.3.1-sysreq-os-ubuntu-22.04-instinct-mi325x"].kernels == ["5.15 GA"]
+    assert "instinct-mi325x" in facts["rocm-6.3.1-sysreq-os-ubuntu-24.04-other-gpus"].when[Layer.gpu].ids
+    # "Oracle Linux 8.10 and Debian 12 are supported only on AMD Instinct MI300X"
+    assert facts["rocm-6.3.1-sysreq-os-debian-12"].when[Layer.gpu].ids == ["instinct-mi300x"]
+    assert facts["rocm-6.3.1-sysreq-os-debian-12"].kernels == ["6.1"]
+
+
 @pytest.mark.parametrize(
     "name, line, words",
     [

@@ -17,6 +17,10 @@ and the wording changed from release to release; every form is read into facts:
   GPUs and stated unsupported for every other listed GPU;
 * "Preview support for HWE kernels" -> said in the OS fact's note.
 
+ROCm 6.3.0 and 6.3.1 are read in forks that carry the upstream commits (docs/6.3.0, and develop
+on the day 6.3.1 was documented; docs/conf.py at each commit names the release). ROCm 6.3.2 and
+6.3.3 have only the compatibility matrix's OS/kernel lookup table (kind "kernels").
+
 ROCm 6.4.1 has no docs branch here: its page is read from a capture of the rendered page
 (``<release>.md``, Markdown tables, footnote marks but no footnote texts), and the per-card OS
 limits from that release's notes (``<release>.release-notes.md``, "These GPUs are supported
@@ -62,11 +66,15 @@ class Page:
     release: str
     commit: str  # head of the docs/<release> branch when read
     file_commit: str  # last commit that changed the file on that branch
-    # "sysreq": the install-on-linux page (6.0-6.2); "kernels": only the OS/kernel lookup table of
-    # ROCm/ROCm's compatibility matrix on the docs/6.3.x branches (no per-card tables were readable);
+    # "sysreq": the install-on-linux page (6.0-6.3.1); "kernels": only the OS/kernel lookup table of
+    # ROCm/ROCm's compatibility matrix on the docs/6.3.2-6.3.3 branches (no per-card tables were readable);
     # "rendered": a capture of the rendered page (no docs branch readable), with the release notes
     kind: str = "sysreq"
     captured: str = ""  # "rendered": the date the captured page shows
+    # where the commit was read when not in a snapshot of ROCm/rocm-install-on-linux itself (a fork that
+    # carries the upstream commit), and which branch or state of the repository it is
+    read_in: str = ""
+    reviewed: Optional[dt.date] = None  # when not the importer's common review date
 
     @property
     def suffix(self) -> str:
@@ -133,14 +141,15 @@ class Page:
                 note=(f"Branch docs/{self.release} of ROCm/ROCm; the file last changed in {self.file_commit[:12]}. "
                       f"Published as https://rocm.docs.amd.com/en/docs-{self.release}/release/gpu_os_support.html"),
             )
+        where = self.read_in or f"Branch docs/{self.release}"
         return Source(
             id=f"rocm-linux-sysreq-{self.release}",
             url=f"{REPO}/blob/{self.commit}/{PATH}",
             publisher="AMD",
             title=f"ROCm installation on Linux, System requirements (ROCm {self.release} documentation)",
             version=self.commit,
-            reviewed=REVIEWED,
-            note=(f"Branch docs/{self.release}; the file last changed in {self.file_commit[:12]}. Published as "
+            reviewed=self.reviewed or REVIEWED,
+            note=(f"{where}; the file last changed in {self.file_commit[:12]}. Published as "
                   f"https://rocm.docs.amd.com/projects/install-on-linux/en/docs-{self.release}/reference/"
                   "system-requirements.html"),
         )
@@ -177,8 +186,16 @@ PAGES: dict[str, Page] = {p.release: p for p in (
     Page("6.2.1", "e605245eb5c2b4a5b8f46b25c7b1bd0d25250eea", "5d105a509e9d1292fcf70bafc39ca4ab26aed84c"),
     Page("6.2.2", "bdb054c4864388c50e7cf0fbcad17888d8bd9fca", "cccc3308cdd5db6ae02876a872ee8b5d5e81ba16"),
     Page("6.2.4", "c3325cba8483d34623b394b2785eff8148644efe", "cccc3308cdd5db6ae02876a872ee8b5d5e81ba16"),
-    Page("6.3.0", "72970cda1ffe4e15d8c009d5d64b2696f315a289", "33ca42f743afd7e10a36f412c48e95609bf3830d", "kernels"),
-    Page("6.3.1", "304d422ab2f5dcb499fd7062828f342915a67744", "304d422ab2f5dcb499fd7062828f342915a67744", "kernels"),
+    Page("6.3.0", "9bd0f9aaf1b3e17bc47e0eee38b28f4b218df792", "fb531b1a3c1efb1320c51530fa63ff3495e76b09",
+         reviewed=RENDERED_REVIEWED,
+         read_in="Branch docs/6.3.0, read in the fork randyh62/rocm-install-on-linux, which carries the upstream "
+                 "branch and its commits (merged pull requests of ROCm/rocm-install-on-linux); docs/conf.py at the "
+                 "same commit sets version and release to 6.3.0"),
+    Page("6.3.1", "e7e92a05e20adaae9cd52912cfdcd730eddbe14e", "d413591eefeab812cafc2842a41829bcec9218e9",
+         reviewed=RENDERED_REVIEWED,
+         read_in="Branch develop at the merge of pull request #375 (2024-12-20, the day ROCm 6.3.1 was documented), "
+                 "read in the fork peterjunpark/rocm-install-on-linux, which carries the upstream commits; "
+                 "docs/conf.py at the same commit sets version and release to 6.3.1"),
     Page("6.3.2", "2a5163890321cedc9bf6a2b0e540c9d1f8f9af73", "7170d9813dccbcc7c736757c7cacc845525d7408", "kernels"),
     Page("6.3.3", "571578a8bdf6273b42068b11fc5edda567df778b", "35f4362e68f84f55767ffefe9eb5c0073da22c59", "kernels"),
     Page("6.4.1", "", "", "rendered", captured="2025-06-03"),
@@ -369,13 +386,16 @@ def _read_os_table(path: Path, tables) -> list[OsRow]:
 
 
 _DISTROS = "|".join(re.escape(d) for d in DISTRO_NAMES)
-_OS_ITEM = re.compile(rf"({_DISTROS})\s+(\d+\.x|\d+(?:\.\d+)*(?:\s+SP\d+)?)(?:\s*\(kernel:\s*([^)]*)\))?")
+# the kernel after a release: "(kernel: 5.15 [GA])" or (6.3.1) "[5.15 GA]"
+_OS_ITEM = re.compile(rf"({_DISTROS})\s+(\d+\.x|\d+(?:\.\d+)*(?:\s+SP\d+)?)"
+                      r"(?:\s*\(kernel:\s*([^)]*)\)|\s*\[([^\]]*)\])?")
 
 
 def _os_items(path: Path, line: int, text: str, oses: list[OsRow]) -> dict[str, Optional[list[str]]]:
     """``"Ubuntu 22.04.4 (kernel: 5.15 [GA]), RHEL 9.4 and SLES 15 SP5"`` -> {os node: kernels or None}."""
     out: dict[str, Optional[list[str]]] = {}
-    for distro, version, kernel in _OS_ITEM.findall(text):
+    for distro, version, kernel, bracketed in _OS_ITEM.findall(text):
+        kernel = kernel or bracketed
         if version.endswith(".x"):  # "RHEL 9.x": every listed release of that major version
             nodes = {r.ref.node_id for r in oses
                      if r.label.startswith(f"{distro} {version[:-1]}")}
