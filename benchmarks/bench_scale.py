@@ -1,6 +1,6 @@
 """Benchmark: speed as the knowledge base grows, every figure beside its peer from the same run.
 
-    python benchmarks/bench_scale.py [--quick] [--sizes 1000,10000,100000] [--repeat 3]
+    python benchmarks/bench_scale.py [--quick] [--sizes 1000,10000,100000] [--repeat 3] [--shipped-only]
 
 At each size of synthetic knowledge base (gpulane.graph.synthetic; --quick: 10^3 and 10^4
 only, since 10^5 takes minutes on a small machine) and on the shipped one, in one run:
@@ -13,7 +13,9 @@ only, since 10^5 takes minutes on a small machine) and on the shipped one, in on
 - find in process beside an exact semi-join written here over the same compiled tables (the
   ratio), and the SPARQL that gpulane generates, on Oxigraph, beside a hand-written SPARQL
   query for the same question (the ratio); the answers of all four must be equal;
-- on the shipped export: the generated SPARQL of three questions on Oxigraph.
+- on the shipped export (with its verdict graph): the generated SPARQL of the three questions of
+  issue 18 on Oxigraph, best of --repeat, beside gpulane's own find of each (the target: under
+  200 ms each).
 
 Absolute times are noisy on a shared machine; read each figure beside its peer. Nothing here
 asserts a time; the exit status is 1 only when answers disagree. The cache folder is a fresh
@@ -286,7 +288,11 @@ def oxigraph(kg: KnowledgeGraph, questions: list[str], repeat: int, hand: str | 
             out.append((None, str(exc)))  # the translation says why it refuses; reported, not timed
             continue
         var = plan.project[0].value
-        out.append(best(lambda: sorted(answer_ids(r[var].value) for r in store.query(query)), repeat))
+        first = best(lambda: sorted(answer_ids(r[var].value) for r in store.query(query)), 1)
+        # A query that takes more than 10 s is timed once: its best of three says nothing more.
+        again = best(lambda: sorted(answer_ids(r[var].value) for r in store.query(query)), repeat - 1) \
+            if repeat > 1 and first[0] < 10 else first
+        out.append((min(first[0], again[0]), again[1]))
     if hand is not None:
         out.append(best(lambda: sorted(answer_ids(r["gpu"].value) for r in store.query(hand)), repeat))
     return len(store), out
@@ -298,6 +304,8 @@ def main() -> int:
     parser.add_argument("--sizes", help="comma-separated fact counts (default 1000,10000,100000)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per timed figure (default 3)")
     parser.add_argument("--no-cli", action="store_true", help="skip the command-line (subprocess) figures")
+    parser.add_argument("--shipped-only", action="store_true",
+                        help="only the shipped export's SPARQL questions (no synthetic sizes, no command line)")
     parser.add_argument("--env-bytecode", action="store_true",
                         help="keep the environment's PYTHONDONTWRITEBYTECODE / PYTHONPYCACHEPREFIX")
     args = parser.parse_args()
@@ -307,6 +315,8 @@ def main() -> int:
 
 def run_all(args, pycache: str) -> int:
     sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else list(QUICK_SIZES if args.quick else SIZES)
+    if args.shipped_only:
+        sizes, args.no_cli = [], True
     env = {k: v for k, v in os.environ.items() if k not in ("GPULANE_DATA", "GPULANE_CACHE_DIR")}
     if not args.env_bytecode:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -344,10 +354,11 @@ def run_all(args, pycache: str) -> int:
             print(f"  {n} facts done: warm CLI {cli[1] or 0:.3f} s, explain {e_s * 1000:.1f} ms, fix {f_s * 1000:.1f} ms, "
                   f"find {g_s * 1000:.2f} ms / semi-join {j_s * 1000:.2f} ms, "
                   f"SPARQL {o_s * 1000:.1f} ms / hand {h_s * 1000:.1f} ms", flush=True)
-    print()
-    print(f"{'facts':>7} {'triples':>8} {'CLI 1st s':>9} {'warm s':>7} {'explain ms':>10} {'fix ms':>8} {'cut e/f':>7} "
-          f"{'find ms':>8} {'join ms':>8} {'ratio':>6} {'sparql ms':>9} {'hand ms':>8} {'ratio':>6} "
-          f"{'answers':>7} agree")
+    if rows:
+        print()
+        print(f"{'facts':>7} {'triples':>8} {'CLI 1st s':>9} {'warm s':>7} {'explain ms':>10} {'fix ms':>8} "
+              f"{'cut e/f':>7} {'find ms':>8} {'join ms':>8} {'ratio':>6} {'sparql ms':>9} {'hand ms':>8} "
+              f"{'ratio':>6} {'answers':>7} agree")
     for n, facts, triples, cli, e_s, f_s, e_cut, f_cut, g_s, j_s, o_s, h_s, count, same in rows:
         first = f"{cli[0]:9.3f}" if cli[0] is not None else f"{'-':>9}"
         warm = f"{cli[1]:7.3f}" if cli[1] is not None else f"{'-':>7}"
@@ -364,18 +375,21 @@ def run_all(args, pycache: str) -> int:
     from gpulane.api import build_graph
 
     shipped = build_graph()
-    triples, timings = oxigraph(shipped, list(SHIPPED_SPARQL), 1)
-    print(f"\nshipped export ({triples} triples), generated SPARQL on Oxigraph:")
+    triples, timings = oxigraph(shipped, list(SHIPPED_SPARQL), max(1, args.repeat))
+    print(f"\nshipped export + verdict graph ({triples} triples), generated SPARQL on Oxigraph (best of "
+          f"{max(1, args.repeat)}) beside gpulane's in-process find (best of {max(1, args.repeat)}); target "
+          f"under 200 ms each:")
     for question, (seconds, answers) in zip(SHIPPED_SPARQL, timings):
         if seconds is None:
             print(f"  not translated: {question} ({answers})")
             continue
         p = run.compile_query(shipped, question)
-        engine = sorted({c[0] for c, _ in run.find(shipped, p).answers})
+        engine_s, engine = best(lambda: sorted({c[0] for c, _ in run.find(shipped, p).answers}),
+                                max(1, args.repeat))
         same = engine == answers
         agree &= same
-        print(f"  {seconds * 1000:9.1f} ms  {len(answers):>4} answers ({'same as gpulane' if same else 'DIFFERENT'})"
-              f"  {question}")
+        print(f"  {seconds * 1000:9.1f} ms  (gpulane {engine_s * 1000:7.1f} ms)  {len(answers):>4} answers "
+              f"({'same as gpulane' if same else 'DIFFERENT'})  {question}")
     return 0 if agree else 1
 
 
