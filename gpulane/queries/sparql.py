@@ -705,46 +705,48 @@ class _VerdictBranch(_Branch):
         self.filters.append(f"IF({any_carried}, {passing}, {ok})")
 
     def _drivers(self) -> None:
-        """The driver intervals the path's nodes choose must intersect (one per node).
-
-        Written as one test per path row, not as joins: the chosen intervals intersect when
-        some point lies in one applicable interval of every node that has any; such a point
-        exists exactly when the largest low key of some choice (or -1, below all keys) is one,
-        so the candidates are -1 and the low keys of the path's nodes' intervals. (An OPTIONAL
-        per node would be a hash left join in Oxigraph: every node's intervals, built once per
-        stage whatever the rows.)"""
+        """The driver intervals the path's nodes choose must intersect (one per node)."""
         from gpulane.graph.verdicts import driver_read_layers
 
         read = driver_read_layers(self.kg)
         subsets = [tuple(l for i, l in enumerate(read) if m >> i & 1) for m in range(1, 1 << len(read))]
-        owners = [layer for layer in self.real if layer in self.inv.drivers]
-        if not owners:
-            return
-        path = "|".join(["gl:driverIv"] + [f"gl:driverOn{''.join(_cap(l) for l in subset)}/gl:iv"
-                                           for subset in subsets])
-
-        def applicable(layer: Layer, iv: str) -> str:
-            """The intervals the node's facts choose in the path's context, as ?iv."""
+        lows, highs = [], []
+        for layer in self.real:
+            if layer not in self.inv.drivers:
+                continue
+            iv, lo, hi = self.fresh("iv"), self.fresh("lo"), self.fresh("hi")
             alts = [f"{{ {_v(layer)} gl:driverIv {iv} }}"]
+            tests = []
             for subset in subsets:
                 r = self.fresh("r")
-                parts = [f"{_v(layer)} gl:driverOn{''.join(_cap(l) for l in subset)} {r} . {r} gl:iv {iv} ."]
+                parts = [f"{_v(layer)} gl:driverOn{''.join(_cap(l) for l in subset)} {r} . "
+                         f"{r} gl:iv {iv} ."]
                 member = []
                 for l in subset:
                     t, n = self.fresh("T"), self.fresh("N")
                     parts.append(f"{r} gl:c{_cap(l)} {t} . {t} gl:neg {n} .")
                     member.append(self._member(l, t, n))
-                alts.append("{ " + " ".join(parts) + f" FILTER({' && '.join(member)}) }}")
-            return " UNION ".join(alts)
-
-        x = self.fresh("x")
-        points = [f"{{ BIND(-1 AS {x}) }}"]
-        checks = []
-        for layer in owners:
-            i = self.fresh("i")
-            points.append(f"{{ {_v(layer)} {path} {i} . {i} gl:lo {x} }}")
-            iv1, iv2, lo, hi = self.fresh("iv"), self.fresh("iv"), self.fresh("lo"), self.fresh("hi")
-            checks.append(f"(NOT EXISTS {{ {applicable(layer, iv1)} }} || EXISTS {{ {{ {applicable(layer, iv2)} }} "
-                          f"{iv2} gl:lo {lo} ; gl:hi {hi} . FILTER({lo} <= {x} && {x} < {hi}) }})")
-        joined = " &&\n          ".join(checks)
-        self.filters.append(f"EXISTS {{ {' UNION '.join(points)}\n        FILTER({joined}) }}")
+                alts.append("{ " + " ".join(parts) + " }")
+                tests.append(f"(!BOUND({r}) || (" + " && ".join(member) + "))")
+            cond = f" FILTER({' && '.join(tests)})" if tests else ""
+            lows.append((layer, f"OPTIONAL {{ {' UNION '.join(alts)} {iv} gl:lo {lo} ; gl:hi {hi} .{cond} }}", lo, hi))
+        if not lows:
+            return
+        # One stage per node: the running intersection (one interval per choice made so far),
+        # folded with DISTINCT over the path, so that the choices never multiply.
+        for f in self.filters:
+            self.add(f"FILTER({f})")
+        self.filters = []
+        vars_ = " ".join(_v(l) for l in self.real)
+        run_lo, run_hi = self.fresh("lo"), self.fresh("hi")
+        self.add(f"BIND(-1 AS {run_lo}) BIND({INF_KEY} AS {run_hi})")
+        for layer, optional, lo, hi in lows:
+            new_lo, new_hi = self.fresh("lo"), self.fresh("hi")
+            inner = ["  " + line for line in self.lines]
+            self.lines = [f"    {{ SELECT DISTINCT {vars_} {new_lo} {new_hi} WHERE {{", *inner]
+            self.add("  " + optional)
+            self.add(f"  BIND(IF(BOUND({lo}) && {lo} > {run_lo}, {lo}, {run_lo}) AS {new_lo})")
+            self.add(f"  BIND(IF(BOUND({hi}) && {hi} < {run_hi}, {hi}, {run_hi}) AS {new_hi})")
+            self.add(f"  FILTER({new_lo} < {new_hi})")
+            self.add("} }")
+            run_lo, run_hi = new_lo, new_hi
