@@ -36,7 +36,7 @@ import yaml
 from gpulane.model import KBFile, Layer, Node, Source
 
 from . import (amd_llvm_processors, amd_products, bitsandbytes_releases, comfyui_releases, flash_attention_releases,
-               hip_sdk_windows, llama_cpp_releases, nvidia_cuda_drivers, nvidia_legacy_branches, nvidia_products,
+               hip_sdk_windows, jax_builds, llama_cpp_releases, nvidia_cuda_drivers, nvidia_legacy_branches, nvidia_products,
                ollama_releases, os_glibc, pytorch_builds, rocm_gpu_specs, rocm_linux_sysreq, rocm_matrix,
                vllm_releases, vram_table, xformers_releases)
 from .common import sort_kernels
@@ -83,6 +83,9 @@ IMPORTERS: dict[str, Importer] = {
         Importer("os-glibc", os_glibc.parse, "os-glibc.yaml", os_glibc.SOURCES, "os-glibc.json", bundled=True),
         Importer("pytorch-builds", pytorch_builds.parse, "pytorch-builds.yaml",
                  (pytorch_builds.SOURCE,), "pytorch-builds.json", bundled=True),
+        # JAX: the pinned input is a scan of the release tags (scripts/scan_jax_tags.py).
+        Importer("jax-builds", jax_builds.parse, "jax-builds.yaml",
+                 (jax_builds.SOURCE,), jax_builds.INPUT, bundled=True),
         Importer("amd-products", amd_products.parse, "amd-products.yaml",
                  (amd_products.SOURCE, amd_products.PCIIDS, amd_products.MESA, amd_products.THEROCK),
                  "amdgpu.ids", bundled=True),
