@@ -10,7 +10,8 @@ without a jaxlib of their own and are skipped. Per release tag the scan records:
 * the commit;
 * ``setup.py``: the CUDA majors its pip extras name (``cuda11_pip``, ``cuda12``,
   ``cuda13-local`` ...; in early 0.4 releases the ``cuda{N}_cudnn{M}`` extras made from
-  ``_available_cuda_versions``) and its ROCm extras;
+  ``_available_cuda_versions``), per major whether the extras install the monolithic
+  ``jaxlib==X+cudaN.cudnnM`` wheel and/or the ``jax-cudaN-plugin`` wheel, and its ROCm extras;
 * ``.bazelrc``: every CUDA config that sets the CUDA compute capabilities
   (``TF_CUDA_COMPUTE_CAPABILITIES`` / ``HERMETIC_CUDA_COMPUTE_CAPABILITIES``) with the
   hermetic CUDA and cuDNN versions the same config sets, where it sets them;
@@ -73,6 +74,20 @@ def setup_extras(setup: str) -> tuple[list[str], list[str]]:
     return cuda, rocm
 
 
+def setup_wheels(setup: str, majors: list[str]) -> dict:
+    """Per CUDA major, the wheels the extras install: the monolithic ``jaxlib==X+cudaN.cudnnM``
+    and/or the ``jax-cudaN-plugin``."""
+    out = {}
+    for n in majors:
+        kinds = []
+        if f"+cuda{n}." in setup or ("+cuda{cuda_version}" in setup or "+cuda{_default_cuda_version}" in setup):
+            kinds.append("monolithic")
+        if f"jax-cuda{n}-plugin" in setup:
+            kinds.append("plugin")
+        out[n] = kinds
+    return out
+
+
 def install_doc(repo: str, tag: str) -> dict:
     path = "docs/installation.md"
     text = show(repo, tag, path)
@@ -108,7 +123,7 @@ def scan(repo: str, tag: str) -> dict | None:
         return None
     cuda, rocm = setup_extras(setup)
     return {"tag": tag, "version": version, "commit": git(repo, "rev-parse", f"{tag}^{{commit}}").strip(),
-            "setup_cuda_majors": cuda, "setup_rocm_extras": rocm,
+            "setup_cuda_majors": cuda, "setup_cuda_wheels": setup_wheels(setup, cuda), "setup_rocm_extras": rocm,
             "cuda_configs": cuda_configs(show(repo, tag, ".bazelrc")),
             **install_doc(repo, tag),
             "ci_release_build": ci_release_build(show(repo, tag, "ci/build_artifacts.sh"))}

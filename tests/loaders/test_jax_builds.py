@@ -91,3 +91,12 @@ def test_bad_input_is_refused(tmp_path):
     bad.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(ImportFormatError, match="tag"):
         IMP.parse(bad)
+
+
+def test_thor_is_written_with_its_node_id(kb):
+    # jax-v0.10.2 .bazelrc: cuda_v12 "...,sm_100,sm_101,compute_120" (CUDA 12.9.1), cuda_v13 "...,sm_100,sm_110,..."
+    f = facts(kb)
+    assert f["jax-0.10.2+cuda12-linux-kernels"].object.ids == [
+        "sm_50", "sm_60", "sm_70", "sm_80", "sm_90", "sm_100", "sm_110", "compute_120"]
+    assert "sm_101" in f["jax-0.10.2+cuda12-linux-kernels"].note
+    assert f["jax-0.10.2+cuda13-linux-kernels"].object.ids == ["sm_75", "sm_80", "sm_90", "sm_100", "sm_110", "compute_120"]

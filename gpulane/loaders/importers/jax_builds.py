@@ -11,9 +11,10 @@ platforms of the jaxlib wheels) and whether ``ci/build_artifacts.sh`` builds the
 release wheels with the ``.bazelrc`` defaults.
 
 Output: ``jax-builds.yaml`` with one framework node per build, named like PyTorch's
-(``jax-0.4.30+cuda12``, ``jax-0.4.30+cpu``): a CUDA build is the jaxlib (up to 0.4.29 the
-monolithic ``jaxlib+cudaN`` wheel, from 0.4.30 jaxlib plus the ``jax-cudaN-plugin`` /
-``jax-cudaN-pjrt`` wheels) for one CUDA major. Facts, each cited at the tag's commit:
+(``jax-0.4.30+cuda12``, ``jax-0.4.30+cpu``): a CUDA build is what the ``cudaN`` pip extras
+install for one CUDA major (up to 0.4.29 the monolithic ``jaxlib==X+cudaN.cudnnM`` wheel,
+from 0.4.22 also or instead jaxlib with the ``jax-cudaN-plugin`` wheel); the extras are
+the evidence that the major was published. Facts, each cited at the tag's commit:
 
 * ``built_with`` the CUDA toolkit: the minor release of the hermetic
   ``HERMETIC_CUDA_VERSION`` of the build config where ``.bazelrc`` sets one (the patch
@@ -26,7 +27,9 @@ monolithic ``jaxlib+cudaN`` wheel, from 0.4.30 jaxlib plus the ``jax-cudaN-plugi
   build/build.py uses unless told otherwise. It is marked complete only where
   ``ci/build_artifacts.sh`` at the tag builds the release wheels through build.py without
   overriding it; before that the release wheels were built by scripts outside the
-  repository, so the list is kept, not complete, with a caveat;
+  repository, so the list is kept, not complete, with a caveat. ``sm_101`` in a CUDA 12
+  config (CUDA 12's name for Jetson Thor, renamed ``sm_110`` in CUDA 13.0) is written as
+  ``sm_110``, the id of that architecture's node;
 * a CPU-only build ships no GPU kernels (empty lists, complete for both GPU vendors) and
   uses no CUDA toolkit; it runs on Linux, and on Windows where the installation text
   lists Windows x86-64 among the platforms jaxlib wheels are released for.
@@ -148,12 +151,14 @@ def _release(path: Path, row: dict, sources: dict[str, Source], nodes: list[Node
             # setup.py names the extra, but no build config at the tag makes this major:
             # no build is claimed (jax 0.7.0 and 0.7.1 name cuda13 extras; .bazelrc sets CUDA 12 only).
             continue
-        plugin = ("the monolithic jaxlib wheel for CUDA " + major if _before(version, "0.4.30")
-                  else f"jaxlib with the jax-cuda{major}-plugin and jax-cuda{major}-pjrt wheels")
+        kinds = row.get("setup_cuda_wheels", {}).get(major, [])
+        wheels = " or ".join(w for k, w in (("monolithic", f"the jaxlib {version}+cuda{major} wheel"),
+                                            ("plugin", f"jaxlib with the jax-cuda{major}-plugin wheel"))
+                             if k in kinds)
         nodes.append(Node(id=nid, layer=Layer.framework, name=f"jax {version}+cuda{major}", family="jax",
                           version=f"{version}+cuda{major}", vendor="nvidia", backend="cuda", source=setup,
-                          note=f"JAX {version} for NVIDIA GPUs with CUDA {major}: {plugin} (pip extras "
-                               f"cuda{major}* in setup.py at {tag})."))
+                          note=f"JAX {version} for NVIDIA GPUs with CUDA {major}: the cuda{major} pip extras of "
+                               f"setup.py at {tag}" + (f" install {wheels}." if wheels else ".")))
         base = dict(subject=nid, status=Status.supported)
         cfg = hermetic[major] if hermetic is not None else (row["cuda_configs"][0] if row["cuda_configs"] else None)
         # built_with
@@ -201,6 +206,12 @@ def _release(path: Path, row: dict, sources: dict[str, Source], nodes: list[Node
             note = (f"{cfg['config']} config in .bazelrc: {','.join(caps)} (sm_XY: machine code for that "
                     f"architecture; compute_XY: PTX too, which the driver compiles for newer GPUs).")
             caveat = None
+            ids = list(caps)
+            if "sm_101" in caps and (cfg.get("cuda") or "").startswith("12."):
+                # CUDA 12.9 and older call Jetson Thor sm_101; CUDA 13.0 renamed it sm_110, the id of its node.
+                ids = ["sm_110" if c == "sm_101" else c for c in caps]
+                note += (" sm_101 is CUDA 12's name for Jetson Thor, renamed sm_110 from CUDA 13.0 (see the "
+                         "sm_110 node), so it is given here as sm_110.")
             if complete:
                 note += (" ci/build_artifacts.sh at this tag builds the release wheels with build/build.py "
                          "without --cuda_compute_capabilities, so this default is the list of those wheels.")
@@ -209,7 +220,7 @@ def _release(path: Path, row: dict, sources: dict[str, Source], nodes: list[Node
                           "were built by scripts that are not in the repository at this tag, so whether they "
                           "used exactly this list is not stated.")
             facts.append(Fact(id=f"{nid}-linux-kernels", relation=Relation.ships_kernels_for,
-                              object=Selector(ids=list(caps)), exhaustive=complete,
+                              object=Selector(ids=ids), exhaustive=complete,
                               domain=Selector(layer=Layer.arch, vendor="nvidia") if complete else None,
                               when={Layer.os: Selector(layer=Layer.os, platform="linux")},
                               source=bazelrc,
@@ -238,7 +249,3 @@ def _release(path: Path, row: dict, sources: dict[str, Source], nodes: list[Node
                               section="Supported platforms: jaxlib wheels",
                               note=f"The installation text at {tag} lists {platform.capitalize()} x86-64 among the "
                                    f"platforms jaxlib wheels are released for.", **base))
-
-
-def _before(version: str, other: str) -> bool:
-    return tuple(int(p) for p in version.split(".")) < tuple(int(p) for p in other.split("."))
