@@ -213,8 +213,9 @@ def _release(path: Path, row: dict, sources: dict[str, Source], nodes: list[Node
                 note += (" sm_101 is CUDA 12's name for Jetson Thor, renamed sm_110 from CUDA 13.0 (see the "
                          "sm_110 node), so it is given here as sm_110.")
             if complete:
-                note += (" ci/build_artifacts.sh at this tag builds the release wheels with build/build.py "
-                         "without --cuda_compute_capabilities, so this default is the list of those wheels.")
+                note += (" ci/build_artifacts.sh at this tag, which also builds release-tagged wheels, runs "
+                         "build/build.py with the CI CUDA configs of .bazelrc (they include this one) and without "
+                         "--cuda_compute_capabilities, so this is the list of the wheels it builds.")
             else:
                 caveat = ("This is the default list of the repository's build configuration; the release wheels "
                           "were built by scripts that are not in the repository at this tag, so whether they "
