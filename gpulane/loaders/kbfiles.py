@@ -84,18 +84,66 @@ try:
 except ImportError:  # PyYAML built without libyaml
     _CParser = None
 
+
+def _tree_is_plain(root, may_alias: bool = True) -> bool:
+    """Whether a composed node tree is at most MAX_YAML_DEPTH levels deep and, where the text may
+    hold one (`may_alias`), has no alias (libyaml's composer hands the anchored node out again);
+    walked without recursion."""
+    seen: set[int] = set()
+    stack = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_YAML_DEPTH:
+            return False
+        if may_alias:
+            if id(node) in seen:
+                return False
+            seen.add(id(node))
+        if node.value and depth >= MAX_YAML_DEPTH and isinstance(node, (yaml.MappingNode, yaml.SequenceNode)):
+            return False  # its children, scalars included, would be one level too deep
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                if may_alias or not isinstance(key, yaml.ScalarNode):
+                    stack.append((key, depth + 1))
+                if may_alias or not isinstance(value, yaml.ScalarNode):
+                    stack.append((value, depth + 1))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((item, depth + 1) for item in node.value
+                         if may_alias or not isinstance(item, yaml.ScalarNode))
+    return True
+
+
+# libyaml refuses nesting deeper than 1,000 levels from 0.2.5 on, so its own (recursive, C)
+# composer cannot be driven off the stack by a hostile file; older builds compose in Python.
+_C_COMPOSE = _CParser is not None and yaml._yaml.get_version() >= (0, 2, 5)
+
 if _CParser is not None:
     class _FastLineLoader(_LineRules, yaml.composer.Composer, _CParser, yaml.constructor.SafeConstructor,
                           yaml.resolver.Resolver):
         """The same loader with libyaml's scanner and parser (about six times faster on the shipped
-        files). Nodes are still composed and constructed in Python from libyaml's events, so the
-        alias, depth and duplicate-key rules and the recorded lines are those of `_LineLoader`."""
+        files). Where libyaml is 0.2.5 or newer, libyaml also composes the node tree, which is then
+        walked for aliases and depth before anything is constructed (`_tree_is_plain`); older
+        builds compose in Python (`_LineRules`). Either way the alias, depth and duplicate-key
+        rules and the recorded lines are those of `_LineLoader` (a file that breaks one is read
+        again by `_LineLoader`, which says what is wrong)."""
 
         def __init__(self, stream):
+            # An alias is written `*name`: a file without a '*' has none to look for.
+            self._may_alias = "*" in stream if isinstance(stream, str) else True
             _CParser.__init__(self, stream)
             yaml.constructor.SafeConstructor.__init__(self)
             yaml.resolver.Resolver.__init__(self)
             yaml.composer.Composer.__init__(self)
+
+        def get_single_data(self):
+            if not _C_COMPOSE:
+                return super().get_single_data()
+            node = _CParser.get_single_node(self)
+            if node is None:
+                return None
+            if not _tree_is_plain(node, may_alias=self._may_alias):
+                raise yaml.YAMLError("an alias, or nesting deeper than the limit")
+            return self.construct_document(node)
 
     _LOADERS: tuple = (_LineLoader, _FastLineLoader)
 else:
