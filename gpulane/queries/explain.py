@@ -254,7 +254,16 @@ def _break(kg: KnowledgeGraph, plan: Plan, path: Path, e: Edge) -> Break:
             if candidates:
                 candidates.insert(0, node)
     kind = e.kind or e.verdict
-    return Break(e, kind, facts, candidates, e.unmet)
+    # The facts that would apply under other conditions, nearest first: a fact whose `when`
+    # fails on fewer of this path's layers says more about this path (a Linux summary row on
+    # an Ubuntu path before a WSL 2 list on it).
+    unmet = sorted(e.unmet, key=lambda cf: _conditions_failing(cf, path.values))
+    return Break(e, kind, facts, candidates, unmet)
+
+
+def _conditions_failing(cf: CompiledFact, values: dict[Layer, str]) -> int:
+    """How many of a fact's conditions on chosen layers the path's values do not meet."""
+    return sum(1 for cond in cf.when if cond.layer is not Layer.driver and not cond.holds_for(values.get(cond.layer)))
 
 
 def _minimal_conflict(kg: KnowledgeGraph, plan: Plan, closest: Path, deadline: float) -> tuple[Conflict | None, bool]:
