@@ -87,6 +87,23 @@ def test_rx7900xtx_ubuntu2404_torch(shipped):
     assert answer.first_path is not None and answer.first_gaps
 
 
+def test_rx7900xtx_wsl2_rocm_7_2(shipped):
+    # Expected from AMD's ROCDXG README at 021a477 (Prerequisites, Quickstart steps 1-4): Windows
+    # driver, WSL and Windows SDK on Windows; ROCm by the Linux quick start; then build and load
+    # librocdxg inside WSL. No Linux kernel driver step, and no step borrowed from Ubuntu.
+    answer = _setup(shipped, 'gpu = "RX 7900 XTX", os = WSL2, toolkit = "ROCm 7.2.2"')
+    assert answer.supported
+    assert [ps.step.id for ps in answer.steps] == [
+        "rocm-7.2-wsl-windows-prerequisites", "rocm-7.2-wsl-install-rocm", "rocm-7.2-wsl-build-rocdxg"]
+    build = answer.steps[-1]
+    assert build.command.splitlines()[0] == "git clone https://github.com/ROCm/librocdxg.git"
+    assert build.command.splitlines()[-1] == "export HSA_ENABLE_DXG_DETECTION=1"
+    assert _source_url(shipped, build.step) == (
+        "https://github.com/ROCm/librocdxg/blob/021a477ae052e38dc03c82213480157b20a10735/README.md")
+    assert not any("amdgpu-dkms" in (ps.command or "") for ps in answer.steps)
+    assert answer.gaps == []
+
+
 def test_rtx4090_windows11_torch(shipped):
     answer = _setup(shipped, 'gpu = "RTX 4090", os = "Windows 11", framework = torch')
     assert _by_layer(answer) == [
