@@ -286,8 +286,22 @@ class KnowledgeGraph:
         assert layer is not None
         if layer is Layer.driver and sel.version:
             return Condition(layer, drivers=VersionRange.from_spec(sel.version), vendor=sel.vendor)
-        picked = [nid for nid in self.by_layer[layer] if self._matches(self.nodes[nid], sel)]
+        candidates = self.by_layer[layer]
+        if sel.family:  # most selectors name a family: only that family's nodes are matched
+            candidates = self._family_index().get((layer, sel.family.lower()), ())
+        picked = [nid for nid in candidates if self._matches(self.nodes[nid], sel)]
         return Condition(layer, ids=frozenset(picked))
+
+    def _family_index(self) -> dict[tuple[Layer, str], list[str]]:
+        """(layer, lower-case family) → node ids, made on first use."""
+        index = self.__dict__.get("_by_family")
+        if index is None:
+            index = {}
+            for layer, ids in self.by_layer.items():
+                for nid in ids:
+                    index.setdefault((layer, (self.nodes[nid].family or "").lower()), []).append(nid)
+            self.__dict__["_by_family"] = index
+        return index
 
     @staticmethod
     def _matches(node: Node, sel: Selector) -> bool:
