@@ -934,8 +934,16 @@ class Solver:
 
     # -- evaluating a complete path --------------------------------------------------
 
-    def evaluate(self, values: dict[Layer, str], problem: Problem, partial: bool = False) -> Path:
-        """Every edge verdict of a (complete) path, and its driver range."""
+    def evaluate(self, values: dict[Layer, str], problem: Problem, partial: bool = False,
+                 like: Path | None = None, changed: Layer | None = None) -> Path:
+        """Every edge verdict of a (complete) path, and its driver range.
+
+        `like`: a path of the same problem whose values differ from these only at layer
+        `changed`, whose nodes no fact tells apart (`_gpu_class`): its edges between the other
+        layers are taken over, and only the changed layer's pairs and the driver are judged."""
+        reused = None
+        if like is not None:
+            reused = {(e.upper, e.lower): e for e in like.edges if e.upper is not e.lower and e.lower is not Layer.driver}
         edges: list[Edge] = []
         skipped_by: dict[Layer, str] = {}
         nodes = self.kg.nodes
@@ -952,6 +960,11 @@ class Solver:
         for upper, lower in self._pairs_in(problem.scope):
             a, b = values.get(upper), values.get(lower)
             if a is None or b is None or a[:1] == "~" or b[:1] == "~":
+                continue
+            if reused is not None and upper is not changed and lower is not changed:
+                e = reused.get((upper, lower))
+                if e is not None:
+                    edges.append(e)
                 continue
             if upper is Layer.toolkit and lower is Layer.arch and a in bundled and self._bundled_here(values):
                 continue
@@ -1739,7 +1752,9 @@ class Solver:
                     return None
                 values = dict(first.values)
                 values.update(zip(project, combo))
-                path = self.evaluate(values, problem)
+                # Only the GPU differs from the first member's path (the key keeps the other
+                # projected values as they are): its pairs and the driver are judged again.
+                path = self.evaluate(values, problem, like=first, changed=Layer.gpu)
                 if path.verdict == "supported":
                     return path
                 key = None  # not the same after all: search for this candidate on its own
