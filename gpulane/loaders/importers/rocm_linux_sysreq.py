@@ -75,6 +75,13 @@ class Page:
     # carries the upstream commit), and which branch or state of the repository it is
     read_in: str = ""
     reviewed: Optional[dt.date] = None  # when not the importer's common review date
+    # "index": a stored version of the page's RST held in the search tool's code index, which names
+    # neither its commit nor its branch; ``index_id`` is its file id there and ``attributed`` says why it
+    # is taken as this release's page
+    index_id: str = ""
+    attributed: str = ""
+    # the release whose input file this page shares (the same stored version read for two releases)
+    input_of: str = ""
 
     @property
     def suffix(self) -> str:
@@ -102,6 +109,19 @@ class Page:
 
     @property
     def source(self) -> Source:
+        if self.kind == "index":
+            return Source(
+                id=f"rocm-linux-sysreq-{self.release}",
+                url=f"https://rocm.docs.amd.com/projects/install-on-linux/en/docs-{self.release}/reference/"
+                    "system-requirements.html",
+                publisher="AMD",
+                title=f"ROCm installation on Linux, System requirements (ROCm {self.release} documentation)",
+                version=f"{self.release} (see note)",
+                reviewed=RENDERED_REVIEWED,
+                note=(f"Read in a stored version of {PATH} of ROCm/rocm-install-on-linux held in the search tool's "
+                      f"code index (file id {self.index_id}); the index names neither its commit nor its branch. "
+                      + self.attributed),
+            )
         if self.kind == "rendered":
             return Source(
                 id=f"rocm-linux-sysreq-{self.release}",
@@ -155,6 +175,14 @@ class Page:
         )
 
 
+_ATTRIBUTED_700 = (
+    "Taken as the page of ROCm 7.0.0 and 7.0.1, which AMD's compatibility matrix treats as one column "
+    "(7.0.1/7.0.0): its operating system table names exactly the releases of that column (Ubuntu 24.04.3 and "
+    "22.04.5, RHEL 9.6, 9.4 and 8.10, SLES 15 SP7, Debian 12, Rocky Linux 9, Azure Linux 3.0, Oracle Linux 9 and "
+    "8), unlike the 6.4.3 column (SLES 15 SP6, no Rocky Linux) and the 7.0.2 column (adds Debian 13, RHEL 10.0 "
+    "and Oracle Linux 10), its GPU table has the MI355X and MI350X (gfx950) the matrix adds in 7.0, and its "
+    "footnote labels end in -700. The page itself does not name a release.")
+
 #: Every page read, by ROCm release: ROCm 5.x from the docs/5.x.y branches of ROCm/ROCm,
 #: ROCm 6.x from the docs/6.x.y branches of ROCm/rocm-install-on-linux.
 PAGES: dict[str, Page] = {p.release: p for p in (
@@ -199,6 +227,8 @@ PAGES: dict[str, Page] = {p.release: p for p in (
     Page("6.3.2", "2a5163890321cedc9bf6a2b0e540c9d1f8f9af73", "7170d9813dccbcc7c736757c7cacc845525d7408", "kernels"),
     Page("6.3.3", "571578a8bdf6273b42068b11fc5edda567df778b", "35f4362e68f84f55767ffefe9eb5c0073da22c59", "kernels"),
     Page("6.4.1", "", "", "rendered", captured="2025-06-03"),
+    Page("7.0.0", "", "", "index", index_id="66125256899", attributed=_ATTRIBUTED_700),
+    Page("7.0.1", "", "", "index", index_id="66125256899", attributed=_ATTRIBUTED_700, input_of="7.0.0"),
     Page("7.2.2", "", "", "rendered", captured="2026-04-17"),
 )}
 
@@ -381,7 +411,11 @@ def _read_os_table(path: Path, tables) -> list[OsRow]:
         if parsed is None or parsed[0] is not Status.supported:
             raise ImportFormatError(
                 path, lineno, f"OS table, row {label!r}, column 'Support': expected ✅, found {mark!r}")
-        rows.append(OsRow(lineno, refs[0], kernels, notes, label))
+        glibc = cells[2] if header[2] == "Glibc" else ""
+        if glibc and not re.fullmatch(r"\d+\.\d+", glibc):
+            raise ImportFormatError(path, lineno, f"OS table, row {label!r}, column 'Glibc': expected e.g. '2.35', "
+                                                  f"found {glibc!r}")
+        rows.append(OsRow(lineno, refs[0], kernels, notes, label, glibc=glibc))
     return rows
 
 
@@ -1035,8 +1069,10 @@ def parse(path: Path) -> KBFile:
     kernels: dict[str, list[str]] = {}
     refs: dict[str, tuple[str, OsRef]] = {}  # os node -> (newest release listing it, ref)
     glibc: dict[str, tuple[str, str]] = {}  # os node -> (newest release giving its glibc, glibc)
-    for file in files:
-        page = _release_of(file)
+    # a page read from another release's input (the same stored version) comes right after that release's page
+    reads = [(file, page) for file in files
+             for page in (_release_of(file), *(p for p in PAGES.values() if p.input_of == file.stem))]
+    for file, page in reads:
         source, file_facts, oses = _parse_page(file, page)
         sources.append(source)
         if page.kind == "rendered" and page.release in NOTES_RELEASES:
