@@ -260,6 +260,30 @@ def test_sysreq_6_1_footnotes():
     assert sles.when[Layer.gpu].ids == ["instinct-mi300x"]
 
 
+def test_sysreq_7_0_page_from_the_code_index():
+    """ROCm 7.0.0/7.0.1: one stored version of the RST page (no commit named), read for both releases;
+    a Series column in the Instinct tab, a Glibc column in the OS table, footnotes on GPUs and OSes."""
+    kb = rocm_linux_sysreq.parse(PAGES / "7.0.0.rst")
+    assert [s.id for s in kb.sources] == ["rocm-linux-sysreq-7.0.0", "rocm-linux-sysreq-7.0.1"]
+    assert all("66125256899" in s.note and "7.0.1/7.0.0" in s.note for s in kb.sources)
+    facts = facts_by_id(kb)
+    for release in ("7.0.0", "7.0.1"):
+        assert facts[f"rocm-{release}-sysreq-gpu-instinct-mi355x"].status is Status.supported
+        assert facts[f"rocm-{release}-sysreq-arch-gfx950"].status is Status.supported
+        assert facts[f"rocm-{release}-sysreq-gpu-radeon-vii"].status is Status.unsupported
+        # "RHEL 8.10 is only supported on AMD Instinct MI300X, MI300A, MI250X, MI250, MI210, and MI100 GPUs"
+        assert facts[f"rocm-{release}-sysreq-os-rhel-8.10"].when[Layer.gpu].ids == [
+            "instinct-mi100", "instinct-mi210", "instinct-mi250", "instinct-mi250x", "instinct-mi300a",
+            "instinct-mi300x"]
+        # the V620 only on Ubuntu 24.04.3 and 22.04.5
+        assert facts[f"rocm-{release}-sysreq-os-rhel-9.6-other-gpus"].when[Layer.gpu].ids == ["radeon-pro-v620"]
+        assert not facts[f"rocm-{release}-sysreq-os-ubuntu-24.04"].when  # every listed GPU
+        assert facts[f"rocm-{release}-sysreq-os-sles-15-sp7"].kernels == ["6.4.0-150700.51"]
+        assert "Glibc 2.38" in facts[f"rocm-{release}-sysreq-os-sles-15-sp7"].note
+    oses = {n.id: n for n in kb.nodes}
+    assert oses["rocky-9"].glibc == "2.34" and oses["rocky-9"].attribute_sources["glibc"] == "rocm-linux-sysreq-7.0.1"
+
+
 def test_sysreq_5x_markdown_pages():
     """ROCm 5.x: Markdown pages; '(Ubuntu 22.04 only)' marks; RHEL ranges; the Unsupported tab."""
     kb = rocm_linux_sysreq.parse(PAGES)

@@ -111,8 +111,9 @@ def test_os_nodes_live_only_in_the_os_file(kb):
     # 5.19, 6.2, 6.6; 6.1.x 5.15 GA, 6.2/6.5 HWE; 6.2.x adds 6.8 HWE
     assert oses["ubuntu-22.04"].kernels == ["5.15", "5.15 GA", "5.17 OEM", "5.19", "5.19.0-45", "6.2", "6.2 HWE",
                                             "6.5 HWE", "6.6", "6.8 HWE"]
-    # 6.11 HWE from ROCm 6.3.x's kernel table (and 6.4.1's page), 6.17 HWE from ROCm 7.2.2's page (24.04.4)
-    assert oses["ubuntu-24.04"].kernels == ["6.8 GA", "6.11 HWE", "6.17 HWE"]
+    # 6.11 HWE from ROCm 6.3.x's kernel table (and 6.4.1's page), 6.14 HWE from the 7.0.0/7.0.1 page
+    # (24.04.3), 6.17 HWE from ROCm 7.2.2's page (24.04.4)
+    assert oses["ubuntu-24.04"].kernels == ["6.8 GA", "6.11 HWE", "6.14 HWE", "6.17 HWE"]
     assert oses["windows-11"].platform.value == "windows" and oses["ubuntu-24.04"].platform.value == "linux"
 
 
@@ -222,6 +223,15 @@ def test_sysreq_spot_checks(kb):
     # ROCm 7.2.2 (the rendered page with its footnotes)
     assert "rocm-7.2.2-sysreq-gpu-radeon-rx-6800" not in f
     assert "radeon-rx-9070-xt" in f["rocm-7.2.2-sysreq-os-rhel-9.6-other-gpus"].when[Layer.gpu].ids
+    # ROCm 7.0.0 and 7.0.1 (one stored version of the page, read for both): the RX 7700 XT joins the
+    # Radeon tab, the RX 6800 is not in it; the RDNA footnote keeps the Radeon cards off RHEL 9.4
+    for release in ("7.0.0", "7.0.1"):
+        assert f[f"rocm-{release}-sysreq-gpu-radeon-rx-7700-xt"].status is Status.supported
+        assert f"rocm-{release}-sysreq-gpu-radeon-rx-6800" not in f
+        assert f[f"rocm-{release}-sysreq-os-ubuntu-24.04"].kernels == ["6.8 GA", "6.14 HWE"]
+        assert "radeon-rx-7900-xtx" in f[f"rocm-{release}-sysreq-os-rhel-9.4-other-gpus"].when[Layer.gpu].ids
+        assert f[f"rocm-{release}-sysreq-os-oracle-linux-9"].when[Layer.gpu].ids == [
+            "instinct-mi300x", "instinct-mi350x", "instinct-mi355x"]
     gpus = nodes(kb, AMD_GPU_FILE)  # AMD GPU nodes live in the shared AMD GPU file
     assert gpus["radeon-rx-7900-xtx"].segment == "consumer" and gpus["instinct-mi300x"].segment == "datacenter"
     assert gpus["radeon-pro-w7900"].segment == "workstation" and gpus["ryzen-ai-max-plus-pro-395"].segment == "integrated"

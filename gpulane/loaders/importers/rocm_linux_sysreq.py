@@ -176,8 +176,9 @@ class Page:
 
 
 _ATTRIBUTED_700 = (
-    "Taken as the page of ROCm 7.0.0 and 7.0.1, which AMD's compatibility matrix treats as one column "
-    "(7.0.1/7.0.0): its operating system table names exactly the releases of that column (Ubuntu 24.04.3 and "
+    "Taken as the page of ROCm 7.0.0 and 7.0.1, which AMD's compatibility matrix (past-versions table, source "
+    "rocm-compat-matrix) treats as one column (7.0.1/7.0.0): its operating system table names exactly the releases "
+    "of that column (Ubuntu 24.04.3 and "
     "22.04.5, RHEL 9.6, 9.4 and 8.10, SLES 15 SP7, Debian 12, Rocky Linux 9, Azure Linux 3.0, Oracle Linux 9 and "
     "8), unlike the 6.4.3 column (SLES 15 SP6, no Rocky Linux) and the 7.0.2 column (adds Debian 13, RHEL 10.0 "
     "and Oracle Linux 10), its GPU table has the MI355X and MI350X (gfx950) the matrix adds in 7.0, and its "
