@@ -182,7 +182,11 @@ _ATTRIBUTED_700 = (
     "22.04.5, RHEL 9.6, 9.4 and 8.10, SLES 15 SP7, Debian 12, Rocky Linux 9, Azure Linux 3.0, Oracle Linux 9 and "
     "8), unlike the 6.4.3 column (SLES 15 SP6, no Rocky Linux) and the 7.0.2 column (adds Debian 13, RHEL 10.0 "
     "and Oracle Linux 10), its GPU table has the MI355X and MI350X (gfx950) the matrix adds in 7.0, and its "
-    "footnote labels end in -700. The page itself does not name a release.")
+    "footnote labels end in -700. The page itself does not name a release. AMD's compatibility matrix as "
+    "committed on 2025-09-17 (commit 20c90fc4061ba562de43e6cc31ade9f4d0a7c410, ROCm/ROCm history read in the fork "
+    "alanina/ROCm; column 7.0.1/7.0.0) agrees: the same RHEL 8.10, SLES 15 SP7/Debian 12, Rocky Linux 9 and "
+    "Oracle Linux limits, the V710 and V620 limits, and Ubuntu 24.04.3, 22.04.5 and RHEL 9.6 for the RDNA cards "
+    "of ROCm 7.0.x, with the gfx1100 row marked by that footnote.")
 
 #: Every page read, by ROCm release: ROCm 5.x from the docs/5.x.y branches of ROCm/ROCm,
 #: ROCm 6.x from the docs/6.x.y branches of ROCm/rocm-install-on-linux.
