@@ -368,6 +368,16 @@ def test_sysreq_page_of_an_unknown_release(tmp_path):
     assert "6.2.3.rst" in str(err.value) and "6.2.4" in str(err.value)
 
 
+def test_sysreq_rst_glibc_column_is_checked(tmp_path):
+    page = tmp_path / "7.0.0.rst"
+    text = (PAGES / "7.0.0.rst").read_text(encoding="utf-8")
+    page.write_text(text.replace('"6.4.0-150700.51", "2.38"', '"6.4.0-150700.51", "two"'), encoding="utf-8")
+    with pytest.raises(ImportFormatError) as err:
+        rocm_linux_sysreq.parse(page)
+    assert "SLES 15 SP7" in str(err.value) and "Glibc" in str(err.value) and "two" in str(err.value)
+    assert err.value.line == text.splitlines().index('    "SLES 15 SP7", "6.4.0-150700.51", "2.38", "✅ [#sles-db-700]_"') + 1
+
+
 # ------------------------------------------------------------------ HIP SDK
 
 
