@@ -26,6 +26,12 @@ ROCm 6.4.1 has no docs branch here: its page is read from a capture of the rende
 limits from that release's notes (``<release>.release-notes.md``, "These GPUs are supported
 on ..."); a card or OS row whose footnote neither states is left without OS facts (unknown).
 
+ROCm 7.0.0 and 7.0.1 share one input (``7.0.0.rst``): a stored version of the RST page held in the
+search tool's code index, which names no commit; it is taken as the page of the compatibility matrix's
+7.0.1/7.0.0 column (see the source note). Its Instinct tab has a Series column and its OS table a Glibc
+column, both read. No readable per-card page was found for 6.4.0, 6.4.2, 6.4.3, 7.0.2, 7.1.x, 7.2.0 or
+7.2.1: those releases get no facts here (the matrix's per-target row decides no card).
+
 The input is a folder with one page per release, named ``<release>.rst``
 (:data:`PAGES` pins where each comes from), or one such file. Subjects are the
 ``rocm-X.Y.Z`` toolkit nodes; GPU ids are shared with the specification importer.
