@@ -262,7 +262,7 @@ def test_hip_sdk_every_windows_page_read():
     assert {f.id for f in fresh.facts} == {f.id for f in shipped.facts}
     toolkits = {n.id for n in fresh.nodes if n.layer is Layer.toolkit}
     assert toolkits == {f"hip-{kind}-{label}" for kind in ("sdk", "runtime")
-                        for label in ("5.5", "5.7", "6.0.0", "6.1.1", "6.2")}
+                        for label in ("5.5", "5.7", "6.0.0", "6.1.1", "6.2", "7.1.1")}
     f = {x.id: x for x in fresh.facts}
     # The RX 6700 XT: the runtime of the Windows driver yes, the HIP SDK libraries no, on every page read.
     for label in ("5.5", "5.7", "6.1.1", "6.2"):
@@ -280,3 +280,21 @@ def test_hip_sdk_every_windows_page_read():
     # The 5.7 page's "RX 6750" row: the 6.0.0 page lists the RX 6750 XT there with the same marks.
     assert f["hip-runtime-5.7-gpu-radeon-rx-6750-xt"].status is Status.supported
     assert "'Radeon RX 6750'" in f["hip-sdk-5.7-gpu-radeon-rx-6750-xt"].note
+    # The HIP SDK 7.1.1 page (rocm-install-on-windows f704f28): Windows 11 only; a debugger column;
+    # the RX 6950 XT row three times; an APU tab of Ryzen AI processors.
+    assert {x.object.ids[0] for x in fresh.facts if x.relation.value == "runs_on" and x.subject == "hip-sdk-7.1.1"} \
+        == {"windows-11"}
+    assert f["hip-sdk-7.1.1-gpu-radeon-rx-7900-xtx"].status is Status.supported
+    assert f["hip-sdk-7.1.1-gpu-radeon-rx-7900-xtx"].exhaustive
+    assert "Debugger: not supported" in f["hip-sdk-7.1.1-gpu-radeon-rx-7900-xtx"].note
+    assert "Debugger: supported" in f["hip-sdk-7.1.1-gpu-radeon-rx-9070-gre"].note  # "AMD RX 9070 GRE" on the page
+    assert f["hip-sdk-7.1.1-gpu-radeon-pro-w6800"].status is Status.supported
+    assert f["hip-runtime-7.1.1-gpu-radeon-rx-6700-xt"].status is Status.supported
+    assert f["hip-sdk-7.1.1-gpu-radeon-rx-6700-xt"].status is Status.unsupported
+    assert "3 times" in f["hip-sdk-7.1.1-gpu-radeon-rx-6950-xt"].note
+    assert "hip-sdk-7.1.1-gpu-radeon-rx-7900-gre" not in f
+    # APU rows: the Ryzen AI Max+ 395 stands for its Radeon 8060S; no APU fact makes a complete list.
+    assert f["hip-sdk-7.1.1-gpu-radeon-8060s"].status is Status.supported
+    assert not f["hip-sdk-7.1.1-gpu-radeon-8060s"].exhaustive
+    assert not f["hip-sdk-7.1.1-gpu-ryzen-ai-max-plus-pro-395"].exhaustive
+    assert "Ryzen AI Max 390" in next(n for n in fresh.nodes if n.id == "hip-sdk-7.1.1").note

@@ -55,6 +55,7 @@ def slug(text: str) -> str:
 # Spelling slips in the published tables, corrected so that ids and names are right.
 NAME_FIXES = {
     "Ryzen Al 7 350": "Ryzen AI 7 350",  # lower-case L for I in gpu-arch-specs.rst
+    "RX 9070 GRE": "Radeon RX 9070 GRE",  # the Windows 7.x pages drop "Radeon" in this one row
 }
 
 
@@ -101,6 +102,7 @@ _TAB_SEGMENTS = {
     "amd radeon pro": "workstation",
     "amd radeon": "consumer",
     "amd ryzen": "integrated",
+    "amd apu": "integrated",  # the Windows HIP SDK pages' APU tab (Ryzen AI processors)
 }
 
 

@@ -33,7 +33,7 @@ import datetime as dt
 
 from gpulane.model import Fact, KBFile, Layer, Node, Relation, Selector, Source, Status
 
-from .common import (REVIEWED, RstTable, gpu_ids, gpu_name, os_node, parse_mark, parse_os_list, read_rst_tables,
+from .common import (REVIEWED, RstTable, gpu_id, gpu_ids, gpu_name, os_node, parse_mark, parse_os_list, read_rst_tables,
                      read_source, tab_segment)
 from .errors import ImportFormatError
 
@@ -58,8 +58,12 @@ SOURCE = Source(
 
 OS_SECTION = "Supported SKUs"
 GPU_SECTION = "Windows-supported GPUs"
+#: What the 7.x pages call the same two sections.
+SECTION_NAMES = {"Supported OSes": OS_SECTION, "Windows-supported GPUs and APUs": GPU_SECTION}
 OS_HEADER = ["Distribution", "Processor architectures", "Validated update"]
 GPU_HEADER = ["Name", "Architecture", "LLVM target", "Runtime", "HIP SDK"]
+#: The 7.x pages add a column to the Radeon PRO and Radeon tabs (not to the APU tab).
+DEBUGGER_COLUMN = "AMD ROCm Debugger"
 # The ROCm 5.x Markdown pages call the GPU section differently.
 MD_GPU_SECTIONS = ("GPU Support Table", "Windows Supported GPUs")
 RANK = {Status.supported: 0, Status.deprecated: 1, Status.unsupported: 2}
@@ -78,10 +82,11 @@ class Page:
     label: str  # node id suffix and version ("6.2")
     source: Source
     period: str  # the documentation releases that showed this text
+    note: str = ""  # the toolkit node's note, where the period alone does not say which release the page is
 
 
 PAGE_62 = Page(HIP_SDK_VERSION, SOURCE, "ROCm 6.1.2-6.2.4")
-#: The day the ROCm/ROCm Markdown pages (HIP SDK 5.5, 5.7) were read.
+#: The day the ROCm/ROCm Markdown pages (HIP SDK 5.5, 5.7) and the 7.1.1 page were read.
 REVIEWED_MD = dt.date(2026, 12, 1)
 #: Every page read, oldest first (ROCm/ROCm for 5.5 and 5.7, branches of ROCm/rocm-install-on-windows
 #: for 6.x; the 6.4.2 and 7.x pages are not in it).
@@ -119,8 +124,29 @@ PAGES: dict[str, Page] = {p.label: p for p in (
         note="Branch docs/6.1.1; the file last changed in 26c3a9c (2024-02-20); the same text is on the "
              "docs/6.0.2 and docs/6.1.0 branches."), "ROCm 6.0.2-6.1.1"),
     PAGE_62,
+    Page("7.1.1", Source(
+        id="hip-sdk-windows-sysreq-7.1.1",
+        url=("https://github.com/ROCm/rocm-install-on-windows/blob/f704f2860a659e11df82a36f2eb0503c691fa8d4/"
+             "docs/reference/system-requirements.rst"),
+        publisher="AMD", title="HIP SDK installation on Windows, System requirements (HIP SDK 7.1.1 period)",
+        version="f704f2860a659e11df82a36f2eb0503c691fa8d4", reviewed=REVIEWED_MD,
+        note="The page names no release. This version has the AMD ROCm Debugger column, and AMD's HIP SDK 7.1.1 "
+             "release notes (docs/reference/releasenotes.rst at 9bcabfdb1d5ef597d841ec0d1b1a20120fa508ad) "
+             "introduce that debugger; it lacks the Ryzen AI 300 and 400 rows that the 7.2.0 release notes "
+             "(docs/about/releasenotes.rst at 0ebf988e299e2f0129ec47076e239fe545c7c053) list as new in 7.2.0. "
+             "The commit's branch and date were not seen."), "HIP SDK 7.1.1",
+        note="The requirements page gives no release number; these facts restate the version of the page that "
+             "carries the ROCm Debugger column new in HIP SDK 7.1.1 and predates the 7.2.0 additions (see the "
+             "source's note). AMD's release-versioning table lists 7.1 as a Windows release."),
 )}
 SOURCES = tuple(p.source for p in PAGES.values())
+
+#: The APU rows of the 7.x pages (Ryzen AI processors) whose GPU the knowledge base models: the
+#: Ryzen AI Max+ PRO 395 is a node of its own (gpu-arch-specs.rst); the Ryzen AI Max+ 395 is an alias
+#: of its integrated Radeon 8060S (amd-gpus.yaml). The other rows name processors no node stands for,
+#: so the APU tab never makes an exhaustive list (an unlisted integrated GPU may be carried by a listed
+#: processor).
+APU_NODES = {"Ryzen AI Max+ Pro 395": "ryzen-ai-max-plus-pro-395", "Ryzen AI Max+ 395": "radeon-8060s"}
 
 #: A row name that is no product, per page, and the product it stands for. The 5.7 page's
 #: "RX 6750" sits where the next page (6.0.0, docs/6.0.0 81441d8) lists "AMD Radeon RX 6750 XT"
@@ -202,6 +228,8 @@ def _same_header(found: list[str], expected: list[str]) -> bool:
 def _parse_page(path: Path, page: Page) -> KBFile:
     text = read_source(path)
     tables = read_md_tables(text) if path.suffix == ".md" else read_rst_tables(path, text)
+    for table in tables:
+        table.section = SECTION_NAMES.get(table.section, table.section)
     SOURCE, HIP_SDK_VERSION = page.source, page.label  # noqa: N806 - this page's source and label
     TOOLKIT_ID, RUNTIME_ID = f"hip-sdk-{page.label}", f"hip-runtime-{page.label}"  # noqa: N806
 
@@ -218,8 +246,8 @@ def _parse_page(path: Path, page: Page) -> KBFile:
     nodes: list[Node] = [
         Node(id=TOOLKIT_ID, layer=Layer.toolkit, name=f"HIP SDK {HIP_SDK_VERSION} for Windows", vendor="amd",
              family="hip-sdk", version=HIP_SDK_VERSION, source=SOURCE.id,
-             note=f"The requirements page gives no release number; these facts restate the page as shown in the "
-                  f"{page.period} documentation."),
+             note=page.note or f"The requirements page gives no release number; these facts restate the page as "
+                               f"shown in the {page.period} documentation."),
         Node(id=RUNTIME_ID, layer=Layer.toolkit, name=f"HIP runtime of the Windows driver (HIP SDK {HIP_SDK_VERSION} "
              f"page)", vendor="amd", family="hip-runtime", version=HIP_SDK_VERSION, source=SOURCE.id,
              note="The HIP runtime that ships with the AMD Windows display driver: the page's Runtime column. A "
@@ -258,23 +286,42 @@ def _parse_page(path: Path, page: Page) -> KBFile:
         raise ImportFormatError(path, None, f"no GPU table found under {GPU_SECTION!r}")
     best: dict[str, tuple[Status, list[str]]] = {}
     best_runtime: dict[str, tuple[Status, list[str]]] = {}
+    rows_seen: dict[str, tuple[int, tuple[str, ...]]] = {}  # name -> (times listed, its cells)
+    apus_left_out: list[str] = []
     for table in gpu_tables:
         tab = table.tab or "(no tab)"
-        if not _same_header(table.header, GPU_HEADER):
+        with_debugger = _same_header(table.header, GPU_HEADER + [DEBUGGER_COLUMN])
+        if not (with_debugger or _same_header(table.header, GPU_HEADER)):
             raise ImportFormatError(
-                path, table.line, f"GPU table in tab {tab!r}: expected header {GPU_HEADER}, found {table.header}")
+                path, table.line, f"GPU table in tab {tab!r}: expected header {GPU_HEADER} (and optionally "
+                                  f"{DEBUGGER_COLUMN!r}), found {table.header}")
+        width = len(table.header)
         for lineno, cells in table.rows:
-            if len(cells) != len(GPU_HEADER):
+            if len(cells) != width:
                 raise ImportFormatError(
-                    path, lineno, f"tab {tab!r}: row has {len(cells)} cells, expected {len(GPU_HEADER)}")
-            name, _arch, target, runtime_mark, sdk_mark = cells
+                    path, lineno, f"tab {tab!r}: row has {len(cells)} cells, expected {width}")
+            # A row repeated with the same cells (the 7.1.1 page lists the RX 6950 XT three times)
+            # is one row; a repeat with other marks is a contradiction we do not resolve.
+            times, first = rows_seen.get(cells[0], (0, tuple(cells)))
+            if times and first != tuple(cells):
+                raise ImportFormatError(
+                    path, lineno, f"tab {tab!r}: row {cells[0]!r} is listed again with other cells ({cells} "
+                                  f"after {list(first)})")
+            rows_seen[cells[0]] = (times + 1, first)
+            if times:
+                continue
+            name, _arch, target, runtime_mark, sdk_mark = cells[:5]
+            debugger_mark = cells[5] if with_debugger else None
             fixed = PAGE_NAME_FIXES.get(page.label, {}).get(name)
             if not re.fullmatch(r"gfx[0-9a-f]{3,4}", target):
                 raise ImportFormatError(
                     path, lineno, f"tab {tab!r}, row {name!r}, column 'LLVM target': expected e.g. 'gfx1100', "
                     f"found {target!r}")
             marks = {}
-            for column, mark in (("Runtime", runtime_mark), ("HIP SDK", sdk_mark)):
+            columns = [("Runtime", runtime_mark), ("HIP SDK", sdk_mark)]
+            if debugger_mark is not None:
+                columns.append((DEBUGGER_COLUMN, debugger_mark))
+            for column, mark in columns:
                 parsed = parse_mark(mark)
                 if parsed is None or parsed[1]:
                     raise ImportFormatError(
@@ -283,6 +330,8 @@ def _parse_page(path: Path, page: Page) -> KBFile:
                 marks[column] = parsed[0]
             runtime, sdk = marks["Runtime"], marks["HIP SDK"]
             note = f"Windows HIP runtime: {WORDS[runtime]}; HIP SDK libraries: {WORDS[sdk]}."
+            if debugger_mark is not None:
+                note += f" AMD ROCm Debugger: {WORDS[marks[DEBUGGER_COLUMN]]}."
             if fixed:
                 note += (f" The page names this row {gpu_name(name)!r}, no product; the next page of the series lists "
                          f"{gpu_name(fixed)} in its place with the same marks.")
@@ -290,15 +339,27 @@ def _parse_page(path: Path, page: Page) -> KBFile:
             if runtime is not Status.unsupported and sdk is Status.unsupported:
                 note += (" Programs that need only the HIP runtime of the Windows driver can run on this GPU; "
                          "the SDK's libraries are not supported on it.")
-            for gid in gpu_ids(name):
+            # The APU tab names processors; the knowledge base knows an APU by its integrated GPU,
+            # and the tab is not a complete list of those (see APU_NODES).
+            apu = tab_segment(tab) == "integrated"
+            if apu:
+                gid = APU_NODES.get(gpu_name(name))
+                ids: tuple[str, ...] = (gid,) if gid else ()
+                if gid is None:
+                    apus_left_out.append(gpu_name(name))
+                elif gid != gpu_id(name):
+                    note += f" The page's row is the {gpu_name(name)}, which carries this GPU."
+            else:
+                ids = gpu_ids(name)
+            for gid in ids:
                 facts.append(Fact(
                     id=f"{TOOLKIT_ID}-gpu-{gid}",
                     relation=Relation.supports,
                     subject=TOOLKIT_ID,
                     object=Selector(ids=[gid]),
                     status=sdk,
-                    exhaustive=sdk is not Status.unsupported,
-                    domain=_tab_domain(tab) if sdk is not Status.unsupported else None,
+                    exhaustive=sdk is not Status.unsupported and not apu,
+                    domain=_tab_domain(tab) if sdk is not Status.unsupported and not apu else None,
                     source=SOURCE.id,
                     section=f"{GPU_SECTION}, {tab} tab, HIP SDK and Runtime columns",
                     note=note,
@@ -309,8 +370,8 @@ def _parse_page(path: Path, page: Page) -> KBFile:
                     subject=RUNTIME_ID,
                     object=Selector(ids=[gid]),
                     status=runtime,
-                    exhaustive=runtime is not Status.unsupported,
-                    domain=_tab_domain(tab) if runtime is not Status.unsupported else None,
+                    exhaustive=runtime is not Status.unsupported and not apu,
+                    domain=_tab_domain(tab) if runtime is not Status.unsupported and not apu else None,
                     source=SOURCE.id,
                     section=f"{GPU_SECTION}, {tab} tab, Runtime column",
                     note=note,
@@ -320,6 +381,17 @@ def _parse_page(path: Path, page: Page) -> KBFile:
                 if RANK[mark] < RANK[status]:
                     status = mark
                 table_best[target] = (status, names + [gpu_name(name)])
+    if apus_left_out:
+        nodes[0] = nodes[0].model_copy(update={"note": f"{nodes[0].note} The APU tab's rows "
+                                                       f"{', '.join(apus_left_out)} are left out: no GPU node of "
+                                                       f"the knowledge base stands for them."})
+    repeated = {gid: times for name, (times, _) in rows_seen.items() if times > 1
+                for gid in gpu_ids(PAGE_NAME_FIXES.get(page.label, {}).get(name, name))}
+    if repeated:
+        facts = [f.model_copy(update={"note": f"{f.note} The page lists this row {repeated[f.object.ids[0]]} times "
+                                              f"with the same marks."})
+                 if f.relation is Relation.supports and f.object.ids and f.object.ids[0] in repeated else f
+                 for f in facts]
     for target, (status, names) in best_runtime.items():
         facts.append(Fact(
             id=f"{RUNTIME_ID}-arch-{target}",
