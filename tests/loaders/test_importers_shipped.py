@@ -262,7 +262,7 @@ def test_hip_sdk_every_windows_page_read():
     assert {f.id for f in fresh.facts} == {f.id for f in shipped.facts}
     toolkits = {n.id for n in fresh.nodes if n.layer is Layer.toolkit}
     assert toolkits == {f"hip-{kind}-{label}" for kind in ("sdk", "runtime")
-                        for label in ("5.5", "5.7", "6.0.0", "6.1.1", "6.2", "7.1.1")}
+                        for label in ("5.5", "5.7", "6.0.0", "6.1.1", "6.2", "7.1.1", "7.2")}
     f = {x.id: x for x in fresh.facts}
     # The RX 6700 XT: the runtime of the Windows driver yes, the HIP SDK libraries no, on every page read.
     for label in ("5.5", "5.7", "6.1.1", "6.2"):
@@ -298,3 +298,14 @@ def test_hip_sdk_every_windows_page_read():
     assert not f["hip-sdk-7.1.1-gpu-radeon-8060s"].exhaustive
     assert not f["hip-sdk-7.1.1-gpu-ryzen-ai-max-plus-pro-395"].exhaustive
     assert "Ryzen AI Max 390" in next(n for n in fresh.nodes if n.id == "hip-sdk-7.1.1").note
+    # The HIP SDK 7.2.0 page (0ebf988): RDNA2 is ❌ in both columns; the RX 7900 XTX stays ✅; rows
+    # indented with a tab (Ryzen AI 300 and 400 series) belong to the APU table.
+    assert f["hip-sdk-7.2-gpu-radeon-rx-7900-xtx"].status is Status.supported
+    assert f["hip-sdk-7.2-gpu-radeon-rx-7900-xtx"].exhaustive
+    for gid in ("radeon-rx-6800", "radeon-rx-6700-xt", "radeon-pro-w6800"):
+        assert f[f"hip-sdk-7.2-gpu-{gid}"].status is Status.unsupported
+        assert f[f"hip-runtime-7.2-gpu-{gid}"].status is Status.unsupported
+    assert f["hip-sdk-7.2-arch-gfx1150"].status is Status.supported
+    assert "Ryzen AI 300 Series" in f["hip-sdk-7.2-arch-gfx1150"].note
+    assert {x.object.ids[0] for x in fresh.facts if x.relation.value == "runs_on" and x.subject == "hip-sdk-7.2"} \
+        == {"windows-11"}

@@ -299,6 +299,9 @@ class RstTable:
 
 
 def _indent(line: str) -> int:
+    # docutils expands a tab to the next multiple of 8 columns (the 7.2 Windows page indents
+    # some csv-table rows with a tab)
+    line = line.expandtabs(8)
     return len(line) - len(line.lstrip(" "))
 
 

@@ -138,6 +138,17 @@ PAGES: dict[str, Page] = {p.label: p for p in (
         note="The requirements page gives no release number; these facts restate the version of the page that "
              "carries the ROCm Debugger column new in HIP SDK 7.1.1 and predates the 7.2.0 additions (see the "
              "source's note). AMD's release-versioning table lists 7.1 as a Windows release."),
+    Page("7.2", Source(
+        id="hip-sdk-windows-sysreq-7.2",
+        url=("https://github.com/ROCm/rocm-install-on-windows/blob/0ebf988e299e2f0129ec47076e239fe545c7c053/"
+             "docs/reference/system-requirements.rst"),
+        publisher="AMD", title="HIP SDK installation on Windows, System requirements (HIP SDK 7.2.0)",
+        version="0ebf988e299e2f0129ec47076e239fe545c7c053", reviewed=REVIEWED_MD,
+        note="At this commit the repository's release notes are those of the AMD HIP SDK for Windows 7.2.0 "
+             "(docs/about/releasenotes.rst) and its release-versioning table ends with 7.2.0; the rendered "
+             "docs-7.2 page (rocm.docs.amd.com, dated 2026-07-31) shows the same tables."), "HIP SDK 7.2.0",
+        note="The requirements page gives no release number; these facts restate it at the commit whose release "
+             "notes are those of HIP SDK 7.2.0."),
 )}
 SOURCES = tuple(p.source for p in PAGES.values())
 
