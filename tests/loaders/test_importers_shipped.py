@@ -254,7 +254,8 @@ def test_hip_sdk_spot_checks(kb):
 
 def test_hip_sdk_every_windows_page_read():
     """Each readable Windows page (ROCm/ROCm win-5.5 and docs/5.7.1, docs/6.0.0, docs/6.1.1, the 6.2
-    one) is its own SDK and runtime release; the shipped file restates exactly what the bundled pages say."""
+    one, and the 6.4.2, 7.1.1 and 7.2 ones of rocm-install-on-windows) is its own SDK and runtime
+    release; the shipped file restates exactly what the bundled pages say."""
     from gpulane.loaders.importers import INPUTS_DIR, hip_sdk_windows
 
     fresh = hip_sdk_windows.parse(INPUTS_DIR / "hip-sdk-windows")
@@ -262,7 +263,7 @@ def test_hip_sdk_every_windows_page_read():
     assert {f.id for f in fresh.facts} == {f.id for f in shipped.facts}
     toolkits = {n.id for n in fresh.nodes if n.layer is Layer.toolkit}
     assert toolkits == {f"hip-{kind}-{label}" for kind in ("sdk", "runtime")
-                        for label in ("5.5", "5.7", "6.0.0", "6.1.1", "6.2", "7.1.1", "7.2")}
+                        for label in ("5.5", "5.7", "6.0.0", "6.1.1", "6.2", "6.4.2", "7.1.1", "7.2")}
     f = {x.id: x for x in fresh.facts}
     # The RX 6700 XT: the runtime of the Windows driver yes, the HIP SDK libraries no, on every page read.
     for label in ("5.5", "5.7", "6.1.1", "6.2"):
@@ -280,6 +281,15 @@ def test_hip_sdk_every_windows_page_read():
     # The 5.7 page's "RX 6750" row: the 6.0.0 page lists the RX 6750 XT there with the same marks.
     assert f["hip-runtime-5.7-gpu-radeon-rx-6750-xt"].status is Status.supported
     assert "'Radeon RX 6750'" in f["hip-sdk-5.7-gpu-radeon-rx-6750-xt"].note
+    # The HIP SDK 6.4.2 page (e80ca81): Windows 10, 11 and Server 2022; RDNA4 and the RX 7600 XT and
+    # RX 7650 GRE added; RDNA2 as on the 6.2 page.
+    assert {x.object.ids[0] for x in fresh.facts if x.relation.value == "runs_on" and x.subject == "hip-sdk-6.4.2"} \
+        == {"windows-10", "windows-11", "windows-server-2022"}
+    for gid in ("radeon-rx-9070-xt", "radeon-rx-7600-xt", "radeon-rx-7650-gre", "radeon-ai-pro-r9700",
+                "radeon-rx-6800"):
+        assert f[f"hip-sdk-6.4.2-gpu-{gid}"].status is Status.supported and f[f"hip-sdk-6.4.2-gpu-{gid}"].exhaustive
+    assert f["hip-sdk-6.4.2-gpu-radeon-rx-6600"].status is Status.unsupported
+    assert f["hip-runtime-6.4.2-gpu-radeon-rx-6600"].status is Status.supported
     # The HIP SDK 7.1.1 page (rocm-install-on-windows f704f28): Windows 11 only; a debugger column;
     # the RX 6950 XT row three times; an APU tab of Ryzen AI processors.
     assert {x.object.ids[0] for x in fresh.facts if x.relation.value == "runs_on" and x.subject == "hip-sdk-7.1.1"} \

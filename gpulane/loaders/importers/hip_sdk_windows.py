@@ -21,6 +21,14 @@ a toolkit a path chooses. Nothing here is inferred from the Linux pages.
 The HIP SDK 5.5 and 5.7 pages predate ``rocm-install-on-windows``: they are
 ``docs/release/windows_support.md`` of ``ROCm/ROCm`` (Markdown pipe tables in
 ``tab-item`` blocks), read as ``<label>.md`` with the same checks.
+
+The 6.4.2, 7.1.1 and 7.2 pages call the sections "Supported OSes" (7.x) and
+"Windows-supported GPUs and APUs", add an "AMD APU" tab of Ryzen AI processors and
+(7.x) an "AMD ROCm Debugger" column, kept in the facts' notes. An APU row becomes a
+fact only where a GPU node stands for the processor (:data:`APU_NODES`), and the APU
+tab never makes a complete list. AMD's list of Windows releases is the release-versioning
+table of ``rocm-install-on-windows`` (``docs/about/release-versioning.rst`` at 0ebf988:
+5.5, 5.7, 6.1, 6.2, 6.4, 7.1, 7.2.0; 5.6, 6.0 and 6.3 were Linux-only).
 """
 
 from __future__ import annotations
@@ -114,7 +122,11 @@ PAGES: dict[str, Page] = {p.label: p for p in (
              "docs/reference/system-requirements.rst"),
         publisher="AMD", title="HIP SDK installation on Windows, System requirements (ROCm 6.0.0 documentation)",
         version="81441d84df61b9ec533b085f98f1c1fc8500c05a", reviewed=REVIEWED,
-        note="Branch docs/6.0.0; the file last changed in b010293 (2024-01-11)."), "ROCm 6.0.0"),
+        note="Branch docs/6.0.0; the file last changed in b010293 (2024-01-11)."), "ROCm 6.0.0",
+        note="The requirements page gives no release number; these facts restate it as shown in the ROCm 6.0.0 "
+             "documentation. AMD's release-versioning table on the same branch marks ROCm 6.0 as a Linux-only "
+             "release: no HIP SDK 6.0 for Windows was published, so this node is the documentation of that "
+             "period, not a release one can install."),
     Page("6.1.1", Source(
         id="hip-sdk-windows-sysreq-6.1.1",
         url=("https://github.com/ROCm/rocm-install-on-windows/blob/08f4e0a1bf93b2845eb6d674aceaa129a003a3ec/"
@@ -124,6 +136,18 @@ PAGES: dict[str, Page] = {p.label: p for p in (
         note="Branch docs/6.1.1; the file last changed in 26c3a9c (2024-02-20); the same text is on the "
              "docs/6.0.2 and docs/6.1.0 branches."), "ROCm 6.0.2-6.1.1"),
     PAGE_62,
+    Page("6.4.2", Source(
+        id="hip-sdk-windows-sysreq-6.4.2",
+        url=("https://github.com/ROCm/rocm-install-on-windows/blob/e80ca8151d8c14663f4eabe8fa7596690fb5dfd8/"
+             "docs/reference/system-requirements.rst"),
+        publisher="AMD", title="HIP SDK installation on Windows, System requirements (HIP SDK 6.4.2)",
+        version="e80ca8151d8c14663f4eabe8fa7596690fb5dfd8", reviewed=REVIEWED_MD,
+        note="The page names no release. Its tables equal, row for row, those of the rendered docs-6.4.2 page "
+             "(https://rocm.docs.amd.com/projects/install-on-windows/en/docs-6.4.2/reference/system-requirements.html, "
+             "dated 2025-09-08); the commit's branch and date were not seen."), "ROCm 6.4.2",
+        note="The requirements page gives no release number; these facts restate the version whose tables the "
+             "rendered ROCm 6.4.2 documentation shows. AMD's release-versioning table lists 6.4 as a Windows "
+             "release."),
     Page("7.1.1", Source(
         id="hip-sdk-windows-sysreq-7.1.1",
         url=("https://github.com/ROCm/rocm-install-on-windows/blob/f704f2860a659e11df82a36f2eb0503c691fa8d4/"
@@ -134,7 +158,8 @@ PAGES: dict[str, Page] = {p.label: p for p in (
              "release notes (docs/reference/releasenotes.rst at 9bcabfdb1d5ef597d841ec0d1b1a20120fa508ad) "
              "introduce that debugger; it lacks the Ryzen AI 300 and 400 rows that the 7.2.0 release notes "
              "(docs/about/releasenotes.rst at 0ebf988e299e2f0129ec47076e239fe545c7c053) list as new in 7.2.0. "
-             "The commit's branch and date were not seen."), "HIP SDK 7.1.1",
+             "The commit's branch and date were not seen; a65b7ef and 92adf80 have the same tables."),
+        "HIP SDK 7.1.1",
         note="The requirements page gives no release number; these facts restate the version of the page that "
              "carries the ROCm Debugger column new in HIP SDK 7.1.1 and predates the 7.2.0 additions (see the "
              "source's note). AMD's release-versioning table lists 7.1 as a Windows release."),
