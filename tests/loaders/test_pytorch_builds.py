@@ -3,7 +3,7 @@ and the builds people name resolve with the facts their sources give.
 
 Expected values below were read from the sources the extract cites: the
 previous-versions page (pytorch.github.io e3f009b) for 2.0-2.3, the binary build
-matrix on test-infra's release/2.X branches, builder's release/2.X scripts, and the
+matrix on test-infra's release/2.X branches, builder's release/2.X scripts (2.0-2.5), and the
 per-release ROCm lists of huggingface/kernels' archs.nix (f3ad473, eeda161).
 """
 
@@ -15,6 +15,7 @@ import pytest
 
 from gpulane.api import build_graph
 from gpulane.loaders.importers import DATA_DIR, IMPORTERS, INPUTS_DIR, ImportFormatError, _header, dump_kbfile
+from gpulane.loaders.importers import pytorch_builds
 from gpulane.queries import run
 from gpulane.queries.explain import explain
 
@@ -136,6 +137,83 @@ def test_mi210_on_a_2_4_rocm_wheel(kg):
     # release/2.4 PYTORCH_ROCM_ARCH lists gfx90a; the variant is built for Linux.
     plan = run.compile_query(kg, 'explain gpu = "MI210", os = "Ubuntu 22.04", framework = "torch 2.4.0+rocm6.1"')
     assert explain(kg, plan).verdict == "supported"
+
+
+def test_release_2_5_cuda_lists_from_builder(kg):
+    # builder release/2.5 (aec5fb5) manywheel/build_cuda.sh: base 5.0;6.0;7.0;7.5;8.0;8.6, CUDA 11.8 adds
+    # 3.7 and 9.0, CUDA 12.1 and 12.4 add 9.0 (the x86_64 branch of the 12.4 case); no +PTX.
+    for version in ("2.5.0", "2.5.1"):
+        cu118 = kg.fact_by_id[f"torch-{version}+cu118-linux-kernels"].fact
+        assert cu118.source == "pytorch-builder-release-2.5-cuda" and cu118.exhaustive
+        assert cu118.object.ids == ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_37", "sm_90"]
+        assert cu118.when["os"].platform.value == "linux"
+        for cuda in ("cu121", "cu124"):
+            assert kg.fact_by_id[f"torch-{version}+{cuda}-linux-kernels"].fact.object.ids == [
+                "sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"]
+    # builder's release/2.5 has no ROCm image script: the 2.5 ROCm wheels get no list from it.
+    assert "torch-2.5.0+rocm6.1-linux-kernels" not in kg.fact_by_id
+
+
+def test_ptx_entries_map_to_machine_code_and_ptx():
+    assert pytorch_builds._arch_ids("cuda", ["9.0", "12.0+PTX"]) == ["sm_90", "sm_120", "compute_120"]
+    assert pytorch_builds._arch_ids("rocm", ["gfx1100"]) == ["gfx1100"]
+
+
+# Build-script shapes the evaluator reads (written for these tests, in the forms the scripts use).
+_BUILDER_STYLE = """
+TORCH_CUDA_ARCH_LIST="5.0;6.0;7.0"
+case ${CUDA_VERSION} in
+    12.4)
+        if [[ "$GPU_ARCH_TYPE" = "cuda-aarch64" ]]; then
+            TORCH_CUDA_ARCH_LIST="9.0"
+        else
+            TORCH_CUDA_ARCH_LIST="${TORCH_CUDA_ARCH_LIST};9.0"
+        fi
+        ;;
+    11.[67])
+        TORCH_CUDA_ARCH_LIST="${TORCH_CUDA_ARCH_LIST};3.7"
+        ;;
+    *)
+        exit 1
+        ;;
+esac
+"""
+
+_INLINE_STYLE = """
+TORCH_CUDA_ARCH_LIST="7.5;8.0;9.0;10.0"
+case ${CUDA_VERSION} in
+    # a comment line
+    12.6) TORCH_CUDA_ARCH_LIST="5.0;${TORCH_CUDA_ARCH_LIST//10.0/}" ;;
+    12.9) TORCH_CUDA_ARCH_LIST="${TORCH_CUDA_ARCH_LIST};12.0+PTX" ;;
+    13.0)
+        TORCH_CUDA_ARCH_LIST="8.0;$([[ "$ARCH" == "aarch64" ]] && echo "11.0;" || echo "")12.0"
+        if [[ "$PACKAGE_TYPE" == "libtorch" ]]; then
+            TORCH_CUDA_ARCH_LIST="9.0"
+        fi
+        ;;
+    *) exit 1 ;;
+esac
+"""
+
+
+def test_cuda_arch_lists_reads_the_x86_64_wheel_lists():
+    assert pytorch_builds.cuda_arch_lists(_BUILDER_STYLE) == {
+        "12.4": ["5.0", "6.0", "7.0", "9.0"], "11.6": ["5.0", "6.0", "7.0", "3.7"],
+        "11.7": ["5.0", "6.0", "7.0", "3.7"]}
+    assert pytorch_builds.cuda_arch_lists(_INLINE_STYLE) == {
+        "12.6": ["5.0", "7.5", "8.0", "9.0"], "12.9": ["7.5", "8.0", "9.0", "10.0", "12.0+PTX"],
+        "13.0": ["8.0", "12.0"]}
+
+
+def test_cuda_arch_lists_refuses_what_it_cannot_read():
+    with pytest.raises(ValueError, match="case"):
+        pytorch_builds.cuda_arch_lists('TORCH_CUDA_ARCH_LIST="8.0"\n')
+    odd = _BUILDER_STYLE.replace('"${TORCH_CUDA_ARCH_LIST};3.7"', '"$(pick_arches)"')
+    with pytest.raises(ValueError, match="unsupported shell expression"):
+        pytorch_builds.cuda_arch_lists(odd)
+    cond = _BUILDER_STYLE.replace('"$GPU_ARCH_TYPE" = "cuda-aarch64"', '"$SOMETHING" = "1"')
+    with pytest.raises(ValueError, match="unsupported condition"):
+        pytorch_builds.cuda_arch_lists(cond)
 
 
 def test_bad_input_names_the_problem(tmp_path):

@@ -13,10 +13,13 @@ from:
   the ``release/2.X`` branches: the CUDA and ROCm variants of the release
   candidate (``CURRENT_CANDIDATE_VERSION``) and the platforms each kind of
   variant is built for (CUDA and CPU on Linux and Windows, ROCm on Linux only);
-* ``pytorch/builder`` ``manywheel/build_cuda.sh`` / ``build_docker.sh`` on the
-  ``release/2.0`` to ``release/2.4`` branches: ``TORCH_CUDA_ARCH_LIST`` and
-  ``PYTORCH_ROCM_ARCH`` of the Linux wheels (these scripts build Linux wheels
-  only, so the kernel facts are scoped to Linux);
+* ``pytorch/builder`` ``manywheel/build_cuda.sh`` on the ``release/2.0`` to
+  ``release/2.5`` branches and ``manywheel/build_docker.sh`` on ``release/2.0`` to
+  ``release/2.4``: ``TORCH_CUDA_ARCH_LIST`` and ``PYTORCH_ROCM_ARCH`` of the Linux
+  wheels (these scripts build Linux wheels only, so the kernel facts are scoped to
+  Linux; ``+PTX`` entries give the sm_XY machine code and compute_XY PTX). Later
+  releases build with pytorch/pytorch's own ``.ci/manywheel/build_cuda.sh``;
+  :func:`extract_pytorch_kernels` reads it at release tags of a checkout;
 * ``kernel_lists``: architecture lists that other sources give for named builds
   (one list, the builds it covers, the source and its caveat), for releases whose
   build scripts could not be read at a release commit here.
@@ -87,10 +90,17 @@ def _toolkit_selector(variant: str) -> Selector:
 
 
 def _arch_ids(kind: str, targets: list[str]) -> list[str]:
-    """Architecture node ids for a build script's targets ("8.6" -> sm_86; gfx ids unchanged)."""
-    if kind == "cuda":
-        return [f"sm_{t.replace('.', '')}" for t in targets]
-    return list(targets)
+    """Architecture node ids for a build script's targets ("8.6" -> sm_86; "12.0+PTX" -> sm_120
+    and compute_120, machine code plus PTX; gfx ids unchanged)."""
+    if kind != "cuda":
+        return list(targets)
+    out = []
+    for t in targets:
+        number = t.removesuffix("+PTX").replace(".", "")
+        out.append(f"sm_{number}")
+        if t.endswith("+PTX"):
+            out.append(f"compute_{number}")
+    return out
 
 
 def _need(obj: dict, key: str, where: str, path: Path) -> Any:
@@ -323,31 +333,149 @@ def extract(test_infra: Path, builder: Path) -> dict:
                                        "cuda": _dict_list(text, "CUDA_ARCHES_DICT", "test"),
                                        "rocm": _dict_list(text, "ROCM_ARCHES_DICT", "test"),
                                        "xpu": xpu_platforms(text)}
+    return {"releases_from_matrix": releases, "kernels": extract_builder_kernels(builder)}
+
+
+def extract_builder_kernels(builder: Path, minors: range = range(0, 6)) -> dict[str, dict]:
+    """The Linux kernel lists per ``release/2.X`` branch of pytorch/builder (2.0 to 2.5): the
+    CUDA lists of ``manywheel/build_cuda.sh`` and, where the branch still has
+    ``manywheel/build_docker.sh`` (2.0 to 2.4), its ``PYTORCH_ROCM_ARCH``. From 2.5 on the ROCm
+    images are built in pytorch/pytorch (``.ci/docker/manywheel``), so builder gives no ROCm list."""
     kernels: dict[str, dict] = {}
-    for minor in range(0, 5):
+    for minor in minors:
         branch = f"release/2.{minor}"
         commit = _git(builder, "rev-parse", branch).strip()
         cuda_sh = _git(builder, "show", f"{commit}:manywheel/build_cuda.sh")
         docker_sh = _git(builder, "show", f"{commit}:manywheel/build_docker.sh")
-        base = re.search(r'^TORCH_CUDA_ARCH_LIST="([^"]+)"', cuda_sh, re.M).group(1).split(";")
-        lists = {}
-        for case, extra in re.findall(r'^\s+([\d.\[\]]+)\)\n(?:.*\n)*?.*TORCH_CUDA_ARCH_LIST="\$\{TORCH_CUDA_ARCH_LIST\};([^"]+)"',
-                                      cuda_sh, re.M):
-            for cuda in _expand_case(case):
-                lists.setdefault(cuda, base + extra.split(";"))
-        rocm = re.search(r'PYTORCH_ROCM_ARCH="([^"]+)"', docker_sh).group(1).split(";")
-        kernels[f"2.{minor}"] = {"commit": commit, "cuda_lists": lists, "rocm_base": rocm}
-    return {"releases_from_matrix": releases, "kernels": kernels}
+        entry: dict[str, Any] = {"commit": commit, "cuda_lists": cuda_arch_lists(cuda_sh)}
+        rocm = re.search(r'PYTORCH_ROCM_ARCH="([^"]+)"', docker_sh)
+        if rocm:
+            entry["rocm_base"] = rocm.group(1).split(";")
+        kernels[f"2.{minor}"] = entry
+    return kernels
+
+
+#: The manywheel CUDA script inside pytorch/pytorch from 2.5 on.
+PYTORCH_CUDA_SCRIPT = ".ci/manywheel/build_cuda.sh"
+
+
+def extract_pytorch_kernels(pytorch: Path, tags: list[str]) -> dict[str, dict]:
+    """The Linux CUDA kernel lists of pytorch/pytorch's own manywheel script at each release
+    tag (``v2.6.0``, ...) of a git checkout: ``{tag: {"commit", "path", "cuda_lists"}}``. Tags
+    whose tree lacks the script are left out. Restate the result by hand in the input's
+    ``kernels`` part (one entry per minor, with a source pinned to the commit)."""
+    out: dict[str, dict] = {}
+    for tag in tags:
+        commit = _git(pytorch, "rev-parse", f"{tag}^{{commit}}").strip()
+        text = _git(pytorch, "show", f"{commit}:{PYTORCH_CUDA_SCRIPT}")
+        if not commit or not text:
+            continue
+        out[tag] = {"commit": commit, "path": PYTORCH_CUDA_SCRIPT, "cuda_lists": cuda_arch_lists(text)}
+    return out
+
+
+_ASSIGN = re.compile(r'^\s*(?:export\s+)?TORCH_CUDA_ARCH_LIST="(.*)"\s*(;;)?\s*$')
+_ARM = re.compile(r'^\s*([\d.\[\]|*]+)\)\s*(.*)$')
+
+
+def cuda_arch_lists(script: str) -> dict[str, list[str]]:
+    """TORCH_CUDA_ARCH_LIST per CUDA version case of a manywheel ``build_cuda.sh``, as the x86_64
+    Python wheel build sees it: a base assignment before ``case ${CUDA_VERSION} in``, then per
+    case arm assignments that may reuse the base (``${TORCH_CUDA_ARCH_LIST}``), drop an entry
+    from it (``${TORCH_CUDA_ARCH_LIST//10.0/}``) or pick an entry on aarch64 only (a
+    ``$([[ "$ARCH" == "aarch64" ]] && echo A || echo B)`` substitution gives B). Inside an arm,
+    an ``if`` on the aarch64 GPU type or the libtorch package type is skipped in favour of its
+    ``else`` branch. Entries keep their ``+PTX`` suffix. Raises ValueError on anything else
+    that sets the list, so a changed script is noticed rather than misread."""
+    head, sep, rest = script.partition("case ${CUDA_VERSION} in")
+    if not sep:
+        raise ValueError("no 'case ${CUDA_VERSION} in' block")
+    base: str | None = None
+    for line in head.splitlines():
+        m = _ASSIGN.match(line)
+        if m:
+            base = m.group(1)
+    body = rest.split("\nesac", 1)[0]
+    lists: dict[str, list[str]] = {}
+    arms: list[tuple[str, list[str]]] = []
+    for line in body.splitlines():
+        m = _ARM.match(line)
+        if m and not line.strip().startswith("#"):
+            arms.append((m.group(1), [m.group(2)] if m.group(2) else []))
+        elif arms:
+            arms[-1][1].append(line)
+    for pattern, lines in arms:
+        if pattern == "*":
+            continue
+        value = _arm_value(lines, base)
+        if value is None:
+            continue
+        for cuda in _expand_case(pattern):
+            lists.setdefault(cuda, [t for t in value.split(";") if t])
+    return lists
+
+
+def _arm_value(lines: list[str], base: str | None) -> str | None:
+    current = base
+    assigned = False
+    blocks: list[str] = []  # per open `if`: "skip" (aarch64/libtorch then-branch), "keep" or "other"
+    for raw in lines:
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("if "):
+            blocks.append("skip" if re.search(r"aarch64|libtorch", line) else "other")
+            continue
+        if line == "else" and blocks:
+            blocks[-1] = "keep" if blocks[-1] == "skip" else "other"
+            continue
+        if line.startswith("fi") and blocks:
+            blocks.pop()
+            continue
+        if "TORCH_CUDA_ARCH_LIST=" not in line:
+            continue
+        m = _ASSIGN.match(line)
+        if not m:
+            raise ValueError(f"unsupported TORCH_CUDA_ARCH_LIST line: {line!r}")
+        if "skip" in blocks:
+            continue
+        if "other" in blocks:
+            raise ValueError(f"TORCH_CUDA_ARCH_LIST set under an unsupported condition: {line!r}")
+        current = _substitute(m.group(1), current)
+        assigned = True
+    return current if assigned else None
+
+
+def _substitute(value: str, current: str | None) -> str:
+    value = re.sub(r'\$\(\[\[ "\$ARCH" == "aarch64" \]\] && echo "[^"]*" \|\| echo "([^"]*)"\)', r"\1", value)
+
+    def prior(m: re.Match) -> str:
+        if current is None:
+            raise ValueError("the script reuses TORCH_CUDA_ARCH_LIST before setting it")
+        if m.group(1):
+            return ";".join(t for t in current.split(";") if t and t != m.group(1))
+        return current
+
+    value = re.sub(r"\$\{TORCH_CUDA_ARCH_LIST(?://([^/}]+)/)?\}", prior, value)
+    if "$" in value:
+        raise ValueError(f"unsupported shell expression in {value!r}")
+    return value
 
 
 def _expand_case(case: str) -> list[str]:
-    m = re.fullmatch(r"(\d+)\.\[(\d+)\]", case)
-    if m:
-        return [f"{m.group(1)}.{d}" for d in m.group(2)]
-    return [case]
+    """CUDA versions a case pattern names: "11.[67]" -> 11.6, 11.7; "12.8|12.9" -> both."""
+    out = []
+    for part in case.split("|"):
+        m = re.fullmatch(r"(\d+)\.\[(\d+)\]", part)
+        out.extend([f"{m.group(1)}.{d}" for d in m.group(2)] if m else [part])
+    return out
 
 
 if __name__ == "__main__":  # pragma: no cover - a refresh aid, run by hand
     import sys
 
-    print(json.dumps(extract(Path(sys.argv[1]), Path(sys.argv[2])), indent=1, sort_keys=True))
+    # TEST_INFRA BUILDER  |  --pytorch PYTORCH_CHECKOUT TAG...
+    if sys.argv[1] == "--pytorch":
+        print(json.dumps(extract_pytorch_kernels(Path(sys.argv[2]), sys.argv[3:]), indent=1))
+    else:
+        print(json.dumps(extract(Path(sys.argv[1]), Path(sys.argv[2])), indent=1, sort_keys=True))
