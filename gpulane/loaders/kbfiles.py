@@ -113,6 +113,9 @@ def _tree_is_plain(root, may_alias: bool = True) -> bool:
     return True
 
 
+# Where an alias token could start: a '*' at a line start or after a space or a flow indicator.
+_ALIAS_START = re.compile(r"(?:^|[\s\[\{,:?])\*", re.M)
+
 # libyaml refuses nesting deeper than 1,000 levels from 0.2.5 on, so its own (recursive, C)
 # composer cannot be driven off the stack by a hostile file; older builds compose in Python.
 _C_COMPOSE = _CParser is not None and yaml._yaml.get_version() >= (0, 2, 5)
@@ -128,8 +131,9 @@ if _CParser is not None:
         again by `_LineLoader`, which says what is wrong)."""
 
         def __init__(self, stream):
-            # An alias is written `*name`: a file without a '*' has none to look for.
-            self._may_alias = "*" in stream if isinstance(stream, str) else True
+            # An alias is written `*name` where a node starts (after a space, a line start or a
+            # flow indicator); a file with no such '*' ("==12.8.*" is not one) has none to look for.
+            self._may_alias = bool(_ALIAS_START.search(stream)) if isinstance(stream, str) else True
             _CParser.__init__(self, stream)
             yaml.constructor.SafeConstructor.__init__(self)
             yaml.resolver.Resolver.__init__(self)
