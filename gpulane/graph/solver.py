@@ -943,7 +943,10 @@ class Solver:
         layers are taken over, and only the changed layer's pairs and the driver are judged."""
         reused = None
         if like is not None:
-            reused = {(e.upper, e.lower): e for e in like.edges if e.upper is not e.lower and e.lower is not Layer.driver}
+            reused = like.__dict__.get("_pair_edges")
+            if reused is None:  # made once per class, kept with its first path
+                reused = like.__dict__["_pair_edges"] = {
+                    (e.upper, e.lower): e for e in like.edges if e.upper is not e.lower and e.lower is not Layer.driver}
         edges: list[Edge] = []
         skipped_by: dict[Layer, str] = {}
         nodes = self.kg.nodes
@@ -982,7 +985,13 @@ class Solver:
                 e = self._under_path(e, values, problem, partial)
             if e is not None:
                 edges.append(e)
-        drange, dfacts, dedges = self._driver(values, problem)
+        if like is not None and not self.kg.by_subject.get((values[changed], Layer.driver)):
+            # The changed node states no driver requirement of its own, and no fact tells it
+            # from `like`'s: the other nodes' requirements apply alike, so the range is the same.
+            drange, dfacts = like.driver_range, like.driver_facts
+            dedges = [e for e in like.edges if e.lower is Layer.driver]
+        else:
+            drange, dfacts, dedges = self._driver(values, problem)
         edges.extend(dedges)
         return Path(dict(values), skipped_by, drange, dfacts, edges,
                     problem.driver.text if problem.driver else None)
