@@ -1,3 +1,3 @@
-from gpulane.cli.app import main
+from gpulane.cli.app import run
 
-main()
+run()

@@ -114,3 +114,18 @@ def test_query_and_verbs_agree():
 def test_syntax_error_exit_code_and_caret():
     out = gpulane("query", "find gpu wher vendor = AMD", check=2)
     assert out.stderr.splitlines()[2].strip() == "^^^^"
+
+
+def test_console_script_keeps_exit_status_and_output_when_it_leaves_early():
+    """`run` (the console script) skips the interpreter's teardown after read-only verbs; the
+    answer, the error text and the exit status are those of `main`."""
+    from gpulane.cli.app import _verb
+
+    assert _verb(["--data", "find", "explain", "gpu = X"]) == "explain"
+    assert _verb(["--width", "80", "find", "gpu"]) == "find"
+    assert _verb(["kb", "stats"]) == "kb"
+    found = gpulane("find", 'gpu where vendor = AMD and app = vLLM and os = "Ubuntu 24.04"')
+    assert "gpu answers" in found.stdout.splitlines()[0] and "Instinct MI210" in found.stdout
+    unknown = gpulane("explain", 'gpu = "RX 9999"', check=2)
+    assert 'unknown gpu "RX 9999"' in unknown.stderr
+    assert gpulane("kb", "stats").stdout.startswith("gpu")

@@ -615,5 +615,50 @@ def main() -> None:
         sys.exit(130)
 
 
+# Verbs that only read (the knowledge base, its cache, this machine) and print: after one of
+# them nothing is left to write, so the console script leaves without tearing down the
+# interpreter, which frees the loaded graph object by object (some 70 ms of a 0.45 s find).
+_READ_ONLY_VERBS = frozenset({"find", "paths", "explain", "why", "fix", "list", "show", "sources", "query",
+                              "compare", "setup", "probe"})
+
+
+def _verb(argv: list[str]) -> str | None:
+    """The command word of a command line (the first word that is not an option or its value)."""
+    skip = False
+    for word in argv:
+        if skip:
+            skip = False
+        elif word in ("--data", "--width"):
+            skip = True
+        elif not word.startswith("-"):
+            return word
+    return None
+
+
+def run() -> None:
+    """The console script: `main`, then, after a verb that only reads, an exit that skips the
+    interpreter's teardown once the output is flushed (the exit status is kept)."""
+    try:
+        main()
+        code: object = 0
+    except SystemExit as done:
+        code = done.code
+    if _verb(sys.argv[1:]) not in _READ_ONLY_VERBS:
+        sys.exit(code)
+    if code is None:
+        code = 0
+    elif not isinstance(code, int):
+        print(code, file=sys.stderr)
+        code = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass  # a closed pipe (`| head`): nothing more can be written anyway
+    import os
+
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    main()
+    run()
