@@ -11,9 +11,10 @@ Measured in one run, as subprocesses, on the shipped knowledge base:
 - find alternating between two knowledge-base folders (two copies of the shipped data),
   each warmed once first: both should stay warm, since the cache keeps an entry per folder.
 
-Warm times are the median and the best of --repeat runs; cold times are one run each,
-since only the first run in a folder is cold. The cache folder is a fresh temporary one,
-so nothing the user has cached is touched or used.
+Warm times are the median and the best of --repeat runs; cold times of --cold-repeat runs, each
+the first run in a new empty cache folder. Each figure is also given as a multiple of
+`python -c pass` from the same run: the machine's speed varies from hour to hour, the ratio less.
+The cache folder is a fresh temporary one, so nothing the user has cached is touched or used.
 
 Python runs as after `pip install`: compiled modules (.pyc) are cached, in a temporary folder
 (PYTHONPYCACHEPREFIX) so that nothing is written beside the sources, and filled by one
@@ -49,15 +50,21 @@ def timed(argv: list[str], env: dict) -> float:
     return elapsed
 
 
-def row(label: str, times: list[float]) -> str:
+def row(label: str, times: list[float], peer: float | None = None) -> str:
+    """One figure: median and best of its runs, and the median as a multiple of the peer's
+    (`python -c pass` measured in the same run), which the machine's speed changes less."""
+    ratio = f"  = {statistics.median(times) / peer:5.1f}x python -c pass" if peer else ""
     if len(times) == 1:
-        return f"{label:<44} {times[0]:7.3f} s"
-    return f"{label:<44} {statistics.median(times):7.3f} s median  {min(times):7.3f} s best  ({len(times)} runs)"
+        return f"{label:<44} {times[0]:7.3f} s{ratio}"
+    return (f"{label:<44} {statistics.median(times):7.3f} s median  {min(times):7.3f} s best  "
+            f"({len(times)} runs){ratio}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="warm runs per command (default 5)")
+    parser.add_argument("--cold-repeat", type=int, default=3,
+                        help="cold runs per command, each with an empty cache folder (default 3)")
     parser.add_argument("--env-bytecode", action="store_true",
                         help="keep the environment's PYTHONDONTWRITEBYTECODE / PYTHONPYCACHEPREFIX")
     args = parser.parse_args()
@@ -91,17 +98,22 @@ def run(args, base_env: dict) -> None:
             timed([*gpulane, *argv], {**base_env, "GPULANE_CACHE_DIR": cache})
         for code in ("pass", "import gpulane.cli.app"):
             timed([python, "-c", code], base_env)
-    print(row("python -c pass", [timed([python, "-c", "pass"], base_env) for _ in range(args.repeat)]))
+    passes = [timed([python, "-c", "pass"], base_env) for _ in range(args.repeat)]
+    peer = statistics.median(passes)
+    print(row("python -c pass", passes))
     print(row('python -c "import gpulane.cli.app"',
-              [timed([python, "-c", "import gpulane.cli.app"], base_env) for _ in range(args.repeat)]))
+              [timed([python, "-c", "import gpulane.cli.app"], base_env) for _ in range(args.repeat)], peer))
     for name, argv in COMMANDS.items():
-        with tempfile.TemporaryDirectory(prefix="gpulane-bench-cache-") as cache:
-            env = {**base_env, "GPULANE_CACHE_DIR": cache}
-            cold = timed([*gpulane, *argv], env)
-            warm = [timed([*gpulane, *argv], env) for _ in range(args.repeat)]
-        print(row(f"gpulane {name} (cold: empty cache)", [cold]))
-        print(row(f"gpulane {name} (warm)", warm))
-    print(row("gpulane find, two data folders alternating", alternating(gpulane, base_env, args.repeat)))
+        cold, warm = [], []
+        for i in range(args.cold_repeat):  # each cold run in its own empty cache folder
+            with tempfile.TemporaryDirectory(prefix="gpulane-bench-cache-") as cache:
+                env = {**base_env, "GPULANE_CACHE_DIR": cache}
+                cold.append(timed([*gpulane, *argv], env))
+                if i == 0:
+                    warm = [timed([*gpulane, *argv], env) for _ in range(args.repeat)]
+        print(row(f"gpulane {name} (cold: empty cache)", cold, peer))
+        print(row(f"gpulane {name} (warm)", warm, peer))
+    print(row("gpulane find, two data folders alternating", alternating(gpulane, base_env, args.repeat), peer))
 
 
 def alternating(gpulane: list[str], env: dict, repeat: int) -> list[float]:
