@@ -34,6 +34,9 @@ __all__ = ["KnowledgeBase", "Origin", "load_files", "read_kb_file", "default_dat
 MAX_YAML_DEPTH = 32
 
 
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
 class _LineDict(dict):
     line: int = 0
     key_lines: dict
@@ -66,13 +69,23 @@ class _LineRules:
         mapping.line = node.start_mark.line + 1
         mapping.key_lines = {}
         for key_node, value_node in node.value:
-            key = self.construct_object(key_node, deep=True)
+            # A plain text scalar is its own value (what SafeConstructor's str constructor
+            # returns): taken directly, it skips the generic dispatch for most of the nodes.
+            key = key_node.value if key_node.tag == _STR_TAG and type(key_node) is yaml.ScalarNode \
+                else self.construct_object(key_node, deep=True)
             if key in mapping:
                 raise yaml.MarkedYAMLError("while reading a mapping", node.start_mark,
                                            f"duplicate key '{key}'", key_node.start_mark)
-            mapping[key] = self.construct_object(value_node, deep=True)
+            mapping[key] = value_node.value if value_node.tag == _STR_TAG and type(value_node) is yaml.ScalarNode \
+                else self.construct_object(value_node, deep=True)
             mapping.key_lines[key] = key_node.start_mark.line + 1
         return mapping
+
+    def construct_sequence(self, node, deep=False):  # type: ignore[override]
+        if not isinstance(node, yaml.SequenceNode):
+            return super().construct_sequence(node, deep)
+        return [child.value if child.tag == _STR_TAG and type(child) is yaml.ScalarNode
+                else self.construct_object(child, deep=deep) for child in node.value]
 
 
 class _LineLoader(_LineRules, yaml.SafeLoader):
