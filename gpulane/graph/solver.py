@@ -941,15 +941,10 @@ class Solver:
         `like`: a path of the same problem whose values differ from these only at layer
         `changed`, whose nodes no fact tells apart (`_gpu_class`): its edges between the other
         layers are taken over, and only the changed layer's pairs and the driver are judged."""
-        reused = None
         if like is not None:
-            reused = like.__dict__.get("_pair_edges")
-            if reused is None:  # made once per class, kept with its first path
-                reused = like.__dict__["_pair_edges"] = {
-                    (e.upper, e.lower): e for e in like.edges if e.upper is not e.lower and e.lower is not Layer.driver}
+            return self._evaluate_like(values, problem, partial, like, changed)
         edges: list[Edge] = []
         skipped_by: dict[Layer, str] = {}
-        nodes = self.kg.nodes
         for layer, v in values.items():
             if v[:1] == "~":
                 owner = next((o for o in values.values() if not is_pseudo(o)
@@ -959,41 +954,73 @@ class Solver:
                     edges.append(Edge(layer, layer, v, v, "no", "stated", detail="no node on the path leaves this layer out"))
                 else:
                     skipped_by[layer] = owner
-        bundled = self._app_bundled_toolkits()
         for upper, lower in self._pairs_in(problem.scope):
             a, b = values.get(upper), values.get(lower)
             if a is None or b is None or a[:1] == "~" or b[:1] == "~":
                 continue
-            if reused is not None and upper is not changed and lower is not changed:
-                e = reused.get((upper, lower))
-                if e is not None:
-                    edges.append(e)
-                continue
-            if upper is Layer.toolkit and lower is Layer.arch and a in bundled and self._bundled_here(values):
-                continue
-            node_a = nodes[a]
-            if lower in node_a.layers or upper in nodes[b].layers:
-                edges.append(Edge(upper, lower, a, b, "no", "stated",
-                                  detail=f"{node_a.name} does not use a {lower.value} node"
-                                  if lower in node_a.layers else None))
-                continue
-            e = self.edge(upper, a, lower, b, values, problem.allow, problem.driver, partial,
-                          kernel=problem.kernel, required=
-                          self._required(upper, lower, values, partial, problem.scope))
-            if e is not None and e.kind in ("not_listed", "unknown") and upper in (Layer.toolkit, Layer.framework) \
-                    and lower in (Layer.arch, Layer.gpu):
-                e = self._under_path(e, values, problem, partial)
+            e = self._judge_pair(upper, a, lower, b, values, problem, partial)
             if e is not None:
                 edges.append(e)
-        if like is not None and not self.kg.by_subject.get((values[changed], Layer.driver)):
+        drange, dfacts, dedges = self._driver(values, problem)
+        edges.extend(dedges)
+        return Path(dict(values), skipped_by, drange, dfacts, edges,
+                    problem.driver.text if problem.driver else None)
+
+    def _judge_pair(self, upper: Layer, a: str, lower: Layer, b: str, values: dict[Layer, str], problem: Problem,
+                    partial: bool) -> Edge | None:
+        """The edge of one pair of (non-pseudo) nodes of a path, or None where the path does not
+        weigh the pair (a toolkit the path's app ships is judged by the app's facts)."""
+        if upper is Layer.toolkit and lower is Layer.arch and a in self._app_bundled_toolkits() \
+                and self._bundled_here(values):
+            return None
+        nodes = self.kg.nodes
+        node_a = nodes[a]
+        if lower in node_a.layers or upper in nodes[b].layers:
+            return Edge(upper, lower, a, b, "no", "stated",
+                        detail=f"{node_a.name} does not use a {lower.value} node" if lower in node_a.layers else None)
+        e = self.edge(upper, a, lower, b, values, problem.allow, problem.driver, partial,
+                      kernel=problem.kernel, required=self._required(upper, lower, values, partial, problem.scope))
+        if e is not None and e.kind in ("not_listed", "unknown") and upper in (Layer.toolkit, Layer.framework) \
+                and lower in (Layer.arch, Layer.gpu):
+            e = self._under_path(e, values, problem, partial)
+        return e
+
+    def _evaluate_like(self, values: dict[Layer, str], problem: Problem, partial: bool, like: Path,
+                       changed: Layer) -> Path:
+        """`evaluate` for a path that differs from `like` only at layer `changed`, in the same
+        class (see `evaluate`): `like`'s pseudo-layer edges, its edges between other layers and,
+        where the changed node states no driver requirement, its driver range are taken over;
+        the changed node's own pairs are judged. The steps are worked out once per `like`."""
+        steps = like.__dict__.get("_like_steps")
+        if steps is None:  # (upper, lower, edge to take over or None to judge), in evaluate's order
+            kept = {(e.upper, e.lower): e for e in like.edges if e.upper is not e.lower and e.lower is not Layer.driver}
+            steps = []
+            for upper, lower in self._pairs_in(problem.scope):
+                a, b = like.values.get(upper), like.values.get(lower)
+                if a is None or b is None or a[:1] == "~" or b[:1] == "~":
+                    continue
+                if upper is changed or lower is changed:
+                    steps.append((upper, lower, None))
+                elif (upper, lower) in kept:
+                    steps.append((upper, lower, kept[(upper, lower)]))
+            like.__dict__["_like_steps"] = steps
+        edges = [e for e in like.edges if e.upper is e.lower]  # pseudo layers: the same owners
+        for upper, lower, kept_edge in steps:
+            if kept_edge is not None:
+                edges.append(kept_edge)
+                continue
+            e = self._judge_pair(upper, values[upper], lower, values[lower], values, problem, partial)
+            if e is not None:
+                edges.append(e)
+        if not self.kg.by_subject.get((values[changed], Layer.driver)):
             # The changed node states no driver requirement of its own, and no fact tells it
             # from `like`'s: the other nodes' requirements apply alike, so the range is the same.
             drange, dfacts = like.driver_range, like.driver_facts
-            dedges = [e for e in like.edges if e.lower is Layer.driver]
+            edges.extend(e for e in like.edges if e.lower is Layer.driver)
         else:
             drange, dfacts, dedges = self._driver(values, problem)
-        edges.extend(dedges)
-        return Path(dict(values), skipped_by, drange, dfacts, edges,
+            edges.extend(dedges)
+        return Path(dict(values), dict(like.skipped_by), drange, dfacts, edges,
                     problem.driver.text if problem.driver else None)
 
     def _driver(self, values: dict[Layer, str], problem: Problem):
