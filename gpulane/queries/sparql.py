@@ -300,10 +300,15 @@ class _Branch:
             if kind == "node":
                 continue
             # Someone on the path must leave the layer out, in this way.
-            owners = " UNION ".join(f"{{ {_v(o)} {_SKIP_PROP[kind]} gl:{layer.value} }}" for o in self.real)
+            # (Only the layers some node of which declares it so: the others never match.)
+            declaring = {self.kg.nodes[n].layer for n in self.kg.nodes if self.kg.nodes[n].layers.get(layer) == kind}
+            owners = [f"{_v(o)} {_SKIP_PROP[kind]} gl:{layer.value}" for o in self.real if o in declaring]
             if not owners:
                 return False
-            self.add(f"FILTER EXISTS {{ {owners} }}")
+            if len(owners) == 1:
+                self.add(owners[0] + " .")  # every term bound: a join is the EXISTS
+            else:
+                self.add("FILTER EXISTS { " + " UNION ".join("{ " + o + " }" for o in owners) + " }")
             other = "bundled" if kind == "not_used" else "not_used"
             for upper in self.real:
                 if _RANK[upper] > _RANK[layer]:
@@ -510,15 +515,19 @@ class _VerdictBranch(_Branch):
             inner = ["  " + line for line in self.lines]
             self.lines = [f"    {{ SELECT DISTINCT {' '.join(keep)} WHERE {{", *inner, "    } }"]
         self.filters.extend(t[0] for t in pending)
+        # Lookups whose variables every row binds are joins (a triple) and MINUS (hash joins)
+        # rather than a correlated FILTER [NOT] EXISTS, which Oxigraph evaluates row by row.
         if self.bundled:
-            self.add("FILTER EXISTS { ?app gl:bundlesToolkit ?toolkit }")
+            self.add("?app gl:bundlesToolkit ?toolkit .")
         elif self.bundled is False:
-            self.add("FILTER NOT EXISTS { ?app gl:bundlesToolkit ?toolkit }")
+            self.add("MINUS { ?app gl:bundlesToolkit ?toolkit }")
         for layer in sorted(set(self.real) & set(pins) - small, key=lambda l: _RANK[l]):
             self.add(self._pin_values(layer).strip())
         for layer in self.real:
             if layer not in pins:
-                if layer is Layer.app and self._classes:
+                if layer in bound:
+                    pass  # a verdict join binds nodes of its own layers only
+                elif layer is Layer.app and self._classes:
                     self.add("?app gl:classLayer gl:app .")
                 else:
                     self.add(f"{_v(layer)} gl:layer gl:{layer.value} .")
@@ -528,9 +537,9 @@ class _VerdictBranch(_Branch):
             return None
         for upper, lower in self._pairs():
             if (upper, lower) in inv.declared:
-                self.add(f"FILTER NOT EXISTS {{ {_v(upper)} gl:notUsedLayer|gl:bundledLayer gl:{lower.value} }}")
+                self.add(f"MINUS {{ {_v(upper)} gl:notUsedLayer|gl:bundledLayer gl:{lower.value} }}")
             if (lower, upper) in inv.declared:
-                self.add(f"FILTER NOT EXISTS {{ {_v(lower)} gl:notUsedLayer|gl:bundledLayer gl:{upper.value} }}")
+                self.add(f"MINUS {{ {_v(lower)} gl:notUsedLayer|gl:bundledLayer gl:{upper.value} }}")
             kind = self._kind(upper, lower)
             if kind == "pass":
                 self._vendor_rule(upper, lower)
@@ -621,9 +630,18 @@ class _VerdictBranch(_Branch):
         return (2, float(len(self.kg.by_layer[upper]) * len(self.kg.by_layer[lower])), _RANK[upper])
 
     def _vendor_rule(self, upper: Layer, lower: Layer) -> None:
+        # A node has at most one vendor: each is looked up once (OPTIONAL joins, not a
+        # correlated FILTER NOT EXISTS per path, which Oxigraph evaluates row by row).
         if upper in self.inv.vendors and lower in self.inv.vendors:
-            self.add(f"FILTER NOT EXISTS {{ {_v(upper)} gl:computeVendor ?va . {_v(lower)} gl:computeVendor ?vb . "
-                     f"FILTER(?va != ?vb) }}")
+            va, vb = self._vendor_var(upper), self._vendor_var(lower)
+            self.filters.append(f"(!BOUND({va}) || !BOUND({vb}) || {va} = {vb})")
+
+    def _vendor_var(self, layer: Layer) -> str:
+        known = self.__dict__.setdefault("_vendor_vars", {})
+        if layer not in known:
+            known[layer] = self.fresh("vendor")
+            self.add(f"OPTIONAL {{ {_v(layer)} gl:computeVendor {known[layer]} }}")
+        return known[layer]
 
     def _kind(self, upper: Layer, lower: Layer) -> str:
         if (upper, lower) == (Layer.toolkit, Layer.os):
@@ -681,10 +699,14 @@ class _VerdictBranch(_Branch):
             p = self.fresh("p")
             return p, f"{_v(upper)} gl:{self._predicate('passVia', upper, lower)} {p} ."
 
+        # Both nodes are bound on every row: MINUS (a hash anti-join) is FILTER NOT EXISTS here,
+        # and the mixed pairs are joined in once (OPTIONAL), so that only they test the rows.
         p, v = via()
-        self.add(f"FILTER NOT EXISTS {{ {v} {p} gl:{self._predicate('fail', upper, lower)} {_v(lower)} }}")
+        self.add(f"MINUS {{ {v} {p} gl:{self._predicate('fail', upper, lower)} {_v(lower)} }}")
         p, v = via()
-        held = [f"NOT EXISTS {{ {v} {p} gl:{self._predicate('mixed', upper, lower)} {_v(lower)} }}"]
+        mixed = self.fresh("mixed")
+        self.add(f"OPTIONAL {{ {v} {p} gl:{self._predicate('mixed', upper, lower)} {_v(lower)} BIND(true AS {mixed}) }}")
+        held = [f"!BOUND({mixed})"]
         for subset in self._subsets(upper, lower):
             p, v = via()
             body, member, _, _ = self._rows("pass", upper, lower, p, subset)
@@ -693,8 +715,12 @@ class _VerdictBranch(_Branch):
 
     def _toolkit_os(self) -> None:
         """toolkit–os: required unless a build or app on the path carries the toolkit."""
-        carried = [f"EXISTS {{ {_v(layer)} gl:carriesToolkit ?toolkit }}" for layer in self.real
-                   if layer is not Layer.toolkit and layer in self.inv.carriers]
+        carried = []
+        for layer in self.real:
+            if layer is not Layer.toolkit and layer in self.inv.carriers:
+                flag = self.fresh("carries")
+                self.add(f"OPTIONAL {{ {_v(layer)} gl:carriesToolkit ?toolkit BIND(true AS {flag}) }}")
+                carried.append(f"BOUND({flag})")
         if not carried:
             raise AssertionError("toolkit–os without a carrier is a required pair")
         union, tests = self._ok_union(Layer.toolkit, Layer.os)
