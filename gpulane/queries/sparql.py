@@ -500,6 +500,8 @@ class _VerdictBranch(_Branch):
         # first stage where the layers it reads are bound.
         bound = set(small)
         pending: list[tuple[str, set, list[str]]] = []
+        bundles = {True: "?app gl:bundlesToolkit ?toolkit .", False: "MINUS { ?app gl:bundlesToolkit ?toolkit }",
+                   None: None}[self.bundled]
         for upper, lower in ordered:
             if (upper, lower) not in self.inv.linked:
                 self.add("FILTER(false)")  # no fact can support this pair
@@ -511,16 +513,16 @@ class _VerdictBranch(_Branch):
             for test in [t for t in pending if t[1] <= bound]:
                 self.add(f"FILTER({test[0]})")
                 pending.remove(test)
+            if bundles and {Layer.app, Layer.toolkit} <= bound:
+                # Whether the app ships the toolkit: a hash join, as soon as both are bound.
+                self.add(bundles)
+                bundles = None
             keep = [_v(l) for l in self.real if l in bound] + [a for t in pending for a in t[2]]
             inner = ["  " + line for line in self.lines]
             self.lines = [f"    {{ SELECT DISTINCT {' '.join(keep)} WHERE {{", *inner, "    } }"]
         self.filters.extend(t[0] for t in pending)
         # Lookups whose variables every row binds are joins (a triple) and MINUS (hash joins)
         # rather than a correlated FILTER [NOT] EXISTS, which Oxigraph evaluates row by row.
-        if self.bundled:
-            self.add("?app gl:bundlesToolkit ?toolkit .")
-        elif self.bundled is False:
-            self.add("MINUS { ?app gl:bundlesToolkit ?toolkit }")
         for layer in sorted(set(self.real) & set(pins) - small, key=lambda l: _RANK[l]):
             self.add(self._pin_values(layer).strip())
         for layer in self.real:
@@ -533,6 +535,8 @@ class _VerdictBranch(_Branch):
                     self.add(f"{_v(layer)} gl:layer gl:{layer.value} .")
                 if layer in inv.cpu:
                     self.add(f"MINUS {{ {_v(layer)} gl:cpuOnly true }}")
+        if bundles:  # (a MINUS after every variable it reads is bound)
+            self.add(bundles)
         if not self._pseudo_rules():
             return None
         for upper, lower in self._pairs():
