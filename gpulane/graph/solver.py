@@ -1807,13 +1807,24 @@ class Solver:
         key = []
         for layer, c in zip(project, combo):
             if layer is Layer.gpu:
-                own, named = self._gpu_class(c)
-                if own[0] == "class":
-                    c = (own, tuple(how for cf, how in named if not cf.subjects.isdisjoint(on_path)))
+                # Remembered per set of nodes that can be on a path (the same for a question
+                # asked again), so a GPU's roles are worked out once for it.
+                remembered = self.__dict__.setdefault("_gpu_keys", {})
+                keys = remembered.get(on_path)
+                if keys is None:
+                    if len(remembered) >= 8:  # a long-lived process (gpulane serve) keeps the newest few
+                        del remembered[next(iter(remembered))]
+                    keys = remembered[on_path] = {}
+                found = keys.get(c)
+                if found is None:
+                    own, named = self._gpu_class(c)
+                    found = keys[c] = c if own[0] != "class" else \
+                        (own, tuple(_role(cf, c) for cf in named if not cf.subjects.isdisjoint(on_path)))
+                c = found
             key.append(c)
         return tuple(key)
 
-    def _gpu_class(self, gpu: str) -> tuple[tuple, tuple[tuple[CompiledFact, tuple], ...]]:
+    def _gpu_class(self, gpu: str) -> tuple[tuple, tuple[CompiledFact, ...]]:
         """GPUs that no fact and no attribute the search reads tells apart get the same key.
 
         The search reads of a GPU: its vendor (vendor mismatches), its declared layers, the
@@ -1821,9 +1832,9 @@ class Solver:
         GPUs are interchangeable when their own facts are all plain unconditional `has_arch`
         facts with equal content, and every other fact that can be weighed names both or
         neither: every table, verdict and search step is then the same with one swapped for the
-        other. Returns (key of the GPU alone, the other facts that name it, each with how it
-        names it: as a subject, in the object, in which `when` condition, in the domain); a GPU
-        with any other kind of own fact is its own class ("node", id)."""
+        other. Returns (key of the GPU alone, the other facts that name it, in file order; how
+        each names it is `_role`); a GPU with any other kind of own fact is its own class
+        ("node", id)."""
         memo = self.__dict__.setdefault("_gpu_classes", {})
         found = memo.get(gpu)
         if found is not None:
@@ -1845,15 +1856,9 @@ class Solver:
             else:
                 named[cf.index] = cf
         if plain:
-            how = []
-            for i in sorted(named):
-                cf = named[i]
-                role = (i, gpu in cf.subjects, gpu in (cf.target.ids or ()),
-                        tuple(j for j, cond in enumerate(cf.when) if gpu in (cond.ids or ())),
-                        cf.domain is not None and gpu in (cf.domain.ids or ()))
-                how.append((cf, role))
+            # How each names it (`_role`) is worked out per search, for the facts it can weigh.
             found = (("class", kg.compute_vendor(gpu), node.vendor, node.backend, tuple(sorted(own, key=repr))),
-                     tuple(how))
+                     tuple(named[i] for i in sorted(named)))
         else:
             found = (("node", gpu), ())
         memo[gpu] = found
@@ -1920,6 +1925,14 @@ class Solver:
                 if limit is not None and len(answers) >= limit:
                     break
         return answers
+
+
+def _role(cf: CompiledFact, gpu: str) -> tuple:
+    """How a fact names a GPU: its index, and whether as a subject, in the object, in which
+    `when` conditions, in the domain (part of a GPU's class key, see Solver._gpu_class)."""
+    return (cf.index, gpu in cf.subjects, gpu in (cf.target.ids or ()),
+            tuple(j for j, cond in enumerate(cf.when) if gpu in (cond.ids or ())),
+            cf.domain is not None and gpu in (cf.domain.ids or ()))
 
 
 class _Desc:
