@@ -69,23 +69,25 @@ class _LineRules:
         mapping.line = node.start_mark.line + 1
         mapping.key_lines = {}
         for key_node, value_node in node.value:
-            # A plain text scalar is its own value (what SafeConstructor's str constructor
-            # returns): taken directly, it skips the generic dispatch for most of the nodes.
-            key = key_node.value if key_node.tag == _STR_TAG and type(key_node) is yaml.ScalarNode \
-                else self.construct_object(key_node, deep=True)
+            key = self._construct(key_node, deep=True)
             if key in mapping:
                 raise yaml.MarkedYAMLError("while reading a mapping", node.start_mark,
                                            f"duplicate key '{key}'", key_node.start_mark)
-            mapping[key] = value_node.value if value_node.tag == _STR_TAG and type(value_node) is yaml.ScalarNode \
-                else self.construct_object(value_node, deep=True)
+            mapping[key] = self._construct(value_node, deep=True)
             mapping.key_lines[key] = key_node.start_mark.line + 1
         return mapping
 
     def construct_sequence(self, node, deep=False):  # type: ignore[override]
         if not isinstance(node, yaml.SequenceNode):
             return super().construct_sequence(node, deep)
-        return [child.value if child.tag == _STR_TAG and type(child) is yaml.ScalarNode
-                else self.construct_object(child, deep=deep) for child in node.value]
+        return [self._construct(child, deep) for child in node.value]
+
+    def _construct(self, node, deep):
+        """A node's value: a plain text scalar is its own value (what SafeConstructor's str
+        constructor returns), taken directly, which skips the generic dispatch for most nodes."""
+        if node.tag == _STR_TAG and type(node) is yaml.ScalarNode:
+            return node.value
+        return self.construct_object(node, deep=deep)
 
 
 class _LineLoader(_LineRules, yaml.SafeLoader):
@@ -106,8 +108,6 @@ def _tree_is_plain(root, may_alias: bool = True) -> bool:
     stack = [(root, 1)]
     while stack:
         node, depth = stack.pop()
-        if depth > MAX_YAML_DEPTH:
-            return False
         if may_alias:
             if id(node) in seen:
                 return False

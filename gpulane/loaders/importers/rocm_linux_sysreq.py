@@ -115,28 +115,24 @@ class Page:
 
     @property
     def source(self) -> Source:
-        if self.kind == "index":
-            return Source(
+        if self.kind in ("index", "rendered"):  # the release's page on rocm.docs.amd.com, read in a copy
+            rendered = dict(
                 id=f"rocm-linux-sysreq-{self.release}",
                 url=f"https://rocm.docs.amd.com/projects/install-on-linux/en/docs-{self.release}/reference/"
                     "system-requirements.html",
                 publisher="AMD",
                 title=f"ROCm installation on Linux, System requirements (ROCm {self.release} documentation)",
-                version=f"{self.release} (see note)",
-                reviewed=RENDERED_REVIEWED,
+                reviewed=RENDERED_REVIEWED)
+        if self.kind == "index":
+            return Source(
+                **rendered, version=f"{self.release} (see note)",
                 note=(f"Read in a stored version of {PATH} of ROCm/rocm-install-on-linux held in the search tool's "
                       f"code index (file id {self.index_id}); the index names neither its commit nor its branch. "
                       + self.attributed),
             )
         if self.kind == "rendered":
             return Source(
-                id=f"rocm-linux-sysreq-{self.release}",
-                url=f"https://rocm.docs.amd.com/projects/install-on-linux/en/docs-{self.release}/reference/"
-                    "system-requirements.html",
-                publisher="AMD",
-                title=f"ROCm installation on Linux, System requirements (ROCm {self.release} documentation)",
-                version=self.release,
-                reviewed=RENDERED_REVIEWED,
+                **rendered, version=self.release,
                 note=(f"Read from a capture of the rendered page https://rocm.docs.amd.com/projects/install-on-linux/"
                       f"en/latest/reference/system-requirements.html dated {self.captured}, whose cross-references "
                       f"name ROCm Documentation v{self.release} (the release it documented then)."
