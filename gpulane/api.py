@@ -10,15 +10,15 @@ from typing import Any, Optional
 from pydantic import BaseModel, ConfigDict
 
 from gpulane.errors import KBInvalidError
-from gpulane.graph.kb import KnowledgeGraph
+from gpulane.graph.kb import CompiledState, KnowledgeGraph
 from gpulane.loaders.cache import files_key, load_cached, slot_for
 from gpulane.loaders.folder import MAX_FILE_BYTES, StoredKB, default_data_dir, kb_files
-from gpulane.model import KnowledgeBase
+from gpulane.model import KnowledgeBase, Node, Source, Step
 from gpulane.loaders.transaction import reading
 
 __all__ = ["load_graph", "build_graph", "folder_problems"]
 
-CACHE_SALT = "gpulane-graph-v3"
+CACHE_SALT = "gpulane-graph-v4"
 
 
 def build_graph(data_dir: Path | None = None, strict: bool = True) -> KnowledgeGraph:
@@ -87,49 +87,114 @@ def _code_stamp() -> str:
 # The shape of gpulane.graph.kb.selector_key: layer, ids, then one value per selector attribute.
 _SelectorKey = tuple[Optional[str], Optional[tuple[str, ...]], Optional[str], Optional[str], Optional[str],
                      Optional[str], Optional[str], Optional[str], Optional[str], Optional[str]]
+_Selections = list[tuple[_SelectorKey, str, list[str]]]
+_Origins = dict[str, list[Optional[tuple[str, int]]]]
 
 
-class _StoredGraph(BaseModel):
-    """What the cache holds for a knowledge-base folder: plain data, validated when read."""
+class _StoredCore(BaseModel):
+    """The part of a cache entry every command reads: plain data, validated when read.
+
+    The facts, where each item was written, and the selector expansions follow it in the entry
+    as separate texts, read when first used (see ``_encode``)."""
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
-    kb: StoredKB
-    # Selector expansions (key, layer, node ids), so a warm start need not match them again.
-    selections: list[tuple[_SelectorKey, str, list[str]]]
+    files: list[str]
+    sources: list[Source]
+    nodes: list[Node]
+    steps: list[Step] = []
     # What compiling computed (KnowledgeGraph.compiled_state): read back, not recomputed.
-    compiled: dict[str, Any]
+    compiled: CompiledState
+    # Where each fact's JSON text ends in the texts after the core line; then where the origins
+    # (StoredKB.origins) and the selector expansions (key, layer, node ids) end.
+    fact_ends: list[int]
+    origins_end: int
+    selections_end: int
 
 
 def _encode(kg: KnowledgeGraph) -> bytes:
+    """A cache entry: one line of JSON that every warm start validates (``_StoredCore``), then
+    each fact's JSON text, the origins and the selections, each validated when first read. A
+    command reads as models only the facts it shows (and the origins only to name a file and
+    line), so a warm start costs less than reading every fact, at every size."""
     def plain(value) -> bytes:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
 
-    # The fields of _StoredGraph, written piecewise: the models by pydantic, the rest by json.
-    return b"".join((b'{"kb":', StoredKB.of(kg.kb).model_dump_json(exclude_unset=True).encode(),
-                     b',"selections":', plain(kg.selection_table()), b',"compiled":', plain(kg.compiled_state()),
-                     b"}"))
+    stored = StoredKB.of(kg.kb)
+    fact_texts = [f.model_dump_json(exclude_unset=True).encode() for f in stored.facts]
+    fact_ends, end = [], 0
+    for text in fact_texts:
+        end += len(text)
+        fact_ends.append(end)
+    origins = plain(stored.origins)
+    selections = plain(kg.selection_table())
+    head = stored.model_dump_json(include={"files", "sources", "nodes", "steps"}, exclude_unset=True).encode()
+    # Neither JSON text holds a raw newline (strings escape it): the core is exactly the first line.
+    core = b"".join((head[:-1], b',"compiled":', plain(kg.compiled_state()), b',"fact_ends":', plain(fact_ends),
+                     b',"origins_end":', str(end + len(origins)).encode(),
+                     b',"selections_end":', str(end + len(origins) + len(selections)).encode(), b"}"))
+    return b"".join((core, b"\n", *fact_texts, origins, selections))
 
 
-_payload_validator = None
+_validators: dict[str, Any] = {}
 
 
-def _decode(payload: bytes) -> KnowledgeGraph:
-    from gpulane.queries.run import solver_for
-
-    global _payload_validator
-    if _payload_validator is None:
+def _validator(name: str, annotation: Any):
+    made = _validators.get(name)
+    if made is None:
         from gpulane.loaders.stored import validator
 
-        _payload_validator = validator(_StoredGraph)
-    # Our own output, checked before it was stored (the cache matched the entry's key, which names
-    # these files and this code, and its digest): every value's type is validated again (a wrong
-    # one is a miss), the value checks are not, and the models are made from the checked data
-    # without a second pass (gpulane.loaders.stored).
-    stored = _payload_validator.validate_json(payload)
-    kg = KnowledgeGraph.from_compiled(StoredKB.read(stored["kb"]), stored["compiled"], stored["selections"])
-    solver_for(kg)
-    return kg
+        made = _validators[name] = validator(annotation)
+    return made
+
+
+def _decoder(slot: str):
+    """How a cache entry of this slot is read back (see ``_encode``)."""
+    def decode(payload: bytes) -> KnowledgeGraph:
+        from gpulane.errors import CacheEntryError
+        from gpulane.loaders.cache import discard, entry_path
+        from gpulane.loaders.stored import CheckedOnUse
+        from gpulane.model import Fact
+        from gpulane.queries.run import solver_for
+
+        # Our own output, checked before it was stored (the cache matched the entry's key, which
+        # names these files and this code, and its digest): every value's type is validated again
+        # when read (a wrong one is a miss, or for a part read later an error that removes the
+        # entry), the value checks are not, and the models are made from the checked data
+        # without a second pass (gpulane.loaders.stored).
+        core_text, newline, rest = payload.partition(b"\n")
+        if not newline:
+            raise ValueError("no core line")
+        core = _validator("core", _StoredCore).validate_json(core_text)
+        facts_end = core["fact_ends"][-1] if core["fact_ends"] else 0
+        origins_end, selections_end = core["origins_end"], core["selections_end"]
+        if not facts_end <= origins_end <= selections_end == len(rest):
+            raise ValueError("section offsets do not fit the entry")
+
+        def damaged(what: str, exc: Exception):
+            discard(slot)
+            errors = getattr(exc, "errors", None)
+            first = errors()[0] if callable(errors) and errors() else None
+            why = f"{'.'.join(map(str, first['loc'])) or 'value'}: {first['msg']}" if first else str(exc)
+            return CacheEntryError(str(entry_path(slot)), f"{what}: {why}")
+
+        def section(name: str, annotation: Any, start: int, end: int):
+            def read():
+                try:
+                    return _validator(name, annotation).validate_json(rest[start:end])
+                except ValueError as exc:
+                    raise damaged(name, exc) from None
+            return read
+
+        facts = CheckedOnUse(_validator("fact", Fact), rest, core["fact_ends"],
+                             lambda index, exc: damaged(f"fact {index}", exc))
+        kb = StoredKB.read(core, facts=facts, origins=section("origins", _Origins, facts_end, origins_end))
+        kg = KnowledgeGraph.from_compiled(kb, core["compiled"],
+                                          section("selections", _Selections, origins_end, selections_end))
+        solver_for(kg)
+        return kg
+
+    return decode
 
 
 def load_graph(data_dir: Path | None = None, use_cache: bool = True) -> KnowledgeGraph:
@@ -154,8 +219,8 @@ def load_graph(data_dir: Path | None = None, use_cache: bool = True) -> Knowledg
             files = kb_files(directory)
             key = files_key(files, f"{CACHE_SALT}:{__version__}:{directory.resolve()}:{_code_stamp()}",
                             MAX_FILE_BYTES)
-            kg, _ = load_cached(key, lambda: _compile(_load_files(files)), _encode, _decode,
-                                slot=slot_for(install, directory.resolve()))
+            slot = slot_for(install, directory.resolve())
+            kg, _ = load_cached(key, lambda: _compile(_load_files(files)), _encode, _decoder(slot), slot=slot)
     finally:
         if collecting:
             gc.freeze()

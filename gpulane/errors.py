@@ -43,6 +43,16 @@ class KBInvalidError(GpulaneError):
         super().__init__("\n".join([head, *problems[:5]]))
 
 
+class CacheEntryError(GpulaneError):
+    """A cache entry did not read back when a part of it was first used (a bug of the writer);
+    the entry has been removed, so the next run builds it again from the files."""
+
+    def __init__(self, path: str, what: str):
+        self.path = path
+        super().__init__(f"the cached knowledge base {path} does not read back ({what}); it has been removed: "
+                         "run the command again to rebuild it from the files")
+
+
 @dataclass
 class Span:
     """Where in a query text something is: 1-based line and column, and width."""

@@ -43,8 +43,12 @@ def _same_graph(a: KnowledgeGraph, b: KnowledgeGraph) -> None:
 
 
 def _round_trip(kg: KnowledgeGraph) -> KnowledgeGraph:
-    """The graph back from its compiled state written as JSON text and read again."""
-    return KnowledgeGraph.from_compiled(kg.kb, json.loads(json.dumps(kg.compiled_state())), kg.selection_table())
+    """The graph back from its compiled state written as JSON text and read again with its types."""
+    from gpulane.graph.kb import CompiledState
+    from gpulane.loaders.stored import validator
+
+    state = validator(CompiledState).validate_json(json.dumps(kg.compiled_state()))
+    return KnowledgeGraph.from_compiled(kg.kb, state, kg.selection_table())
 
 
 def test_compiled_state_gives_the_same_graph_shipped(shipped):
@@ -86,6 +90,48 @@ def _rewrite(path, header: bytes, payload: bytes) -> None:
     path.write_bytes(key_part + b" " + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
 
 
+def _document(payload: bytes) -> dict:
+    """An entry's parts as one document: {"kb": {files, sources, nodes, steps, facts, origins},
+    "compiled": ..., "selections": ...} (the entry itself is a core line, then each fact's text, the
+    origins and the selections: see gpulane.api._encode)."""
+    core_text, _, rest = payload.partition(b"\n")
+    core = json.loads(core_text)
+    ends = core.pop("fact_ends")
+    starts = [0, *ends[:-1]]
+    facts_end = ends[-1] if ends else 0
+    origins_end, selections_end = core.pop("origins_end"), core.pop("selections_end")
+    assert selections_end == len(rest)
+    kb = {k: core.pop(k) for k in ("files", "sources", "nodes", "steps") if k in core}
+    kb["facts"] = [json.loads(rest[a:b]) for a, b in zip(starts, ends)]
+    kb["origins"] = json.loads(rest[facts_end:origins_end])
+    return {"kb": kb, "compiled": core.pop("compiled"), "selections": json.loads(rest[origins_end:]), **core}
+
+
+def _entry_of(doc: dict) -> bytes:
+    """The payload of a document ``_document`` read (the reverse of it)."""
+    kb = dict(doc["kb"])
+    facts = [json.dumps(f).encode() for f in kb.pop("facts")]
+    origins = json.dumps(kb.pop("origins")).encode()
+    selections = json.dumps(doc["selections"]).encode()
+    ends, end = [], 0
+    for text in facts:
+        end += len(text)
+        ends.append(end)
+    rest = {k: v for k, v in doc.items() if k not in ("kb", "compiled", "selections")}
+    core = {**kb, "compiled": doc["compiled"], **rest, "fact_ends": ends, "origins_end": end + len(origins),
+            "selections_end": end + len(origins) + len(selections)}
+    return json.dumps(core).encode() + b"\n" + b"".join(facts) + origins + selections
+
+
+def test_entry_document_helpers_read_back_what_they_write(tmp_path):
+    folder = tmp_path / "kb"
+    shutil.copytree(MINI, folder)
+    load_graph(folder)
+    _path, _header, payload = _entry()
+    doc = _document(payload)
+    assert _document(_entry_of(doc)) == doc and doc["kb"]["facts"] and doc["kb"]["origins"]["facts"]
+
+
 def test_payload_changed_under_its_header_is_rebuilt(tmp_path, monkeypatch):
     folder = tmp_path / "kb"
     shutil.copytree(MINI, folder)
@@ -97,16 +143,23 @@ def test_payload_changed_under_its_header_is_rebuilt(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("damage", [
-    lambda d: d["compiled"]["facts"].append([10_000, ["gpu-a"], 0, [], {}, None, True]),
-    lambda d: d["compiled"]["facts"][0].__setitem__(2, 10_000),
+    lambda d: d["compiled"]["facts"].append([10_000, ["gpu-a"], "gpu", 0, [], {}, None, True, "x", "supports",
+                                             "supported", None, None, False]),
+    lambda d: d["compiled"]["facts"][0].__setitem__(3, 10_000),
     lambda d: d["compiled"]["facts"][0].__setitem__(1, ["no-such-node"]),
-    lambda d: d["compiled"]["facts"][0].__setitem__(3, [0, 0, 0, 0, 0]),
-    lambda d: d["compiled"]["conditions"].__setitem__(0, ["not-a-layer", None, False, None]),
+    lambda d: d["compiled"]["facts"][0].__setitem__(2, "not-a-layer"),
+    lambda d: d["compiled"]["facts"][0].__setitem__(4, [0, 0, 10_000]),
+    lambda d: d["compiled"]["facts"][0].__setitem__(9, "not-a-relation"),
+    lambda d: d["compiled"]["facts"][0].__setitem__(10, "maybe"),
+    lambda d: d["compiled"]["facts"][0].__setitem__(13, "yes"),
+    lambda d: d["compiled"]["facts"][0].pop(),
+    lambda d: d["compiled"]["conditions"].__setitem__(0, ["not-a-layer", None, None, None]),
+    lambda d: d["compiled"]["conditions"].__setitem__(0, ["driver", None, None, None]),
+    lambda d: d["compiled"]["conditions"].__setitem__(0, ["driver", None, ">>1", None]),
     lambda d: d["compiled"]["names"].pop("exact"),
     lambda d: d["compiled"]["names"]["exact"].update({"x": {"gpu": 5}}),
+    lambda d: d["compiled"]["names"]["exact"].update({"x": {"not-a-layer": ["gpu-a"]}}),
     lambda d: d["compiled"].__setitem__("facts", "nope"),
-    lambda d: d.pop("compiled"),
-    lambda d: d["kb"]["facts"][0].__setitem__("relation", "not-a-relation"),
 ])
 def test_malformed_compiled_state_is_rebuilt_not_a_traceback(tmp_path, damage):
     _damaged_entry_is_rebuilt(tmp_path, damage)
@@ -120,9 +173,9 @@ def _damaged_entry_is_rebuilt(tmp_path, damage) -> None:
     cold = build_graph(folder)
     load_graph(folder)
     path, header, payload = _entry()
-    doc = json.loads(payload)
+    doc = _document(payload)
     damage(doc)
-    _rewrite(path, header, json.dumps(doc).encode())
+    _rewrite(path, header, _entry_of(doc))
     _same_graph(load_graph(folder), cold)
     _same_graph(load_graph(folder), cold)  # and the rebuilt entry is good again
 
@@ -212,19 +265,71 @@ def test_fast_reader_gives_the_models_a_cold_load_made(which, shipped):
 
 
 @pytest.mark.parametrize("damage", [
-    lambda d: d["kb"]["facts"][0].__setitem__("object", "not-a-selector"),
-    lambda d: d["kb"]["facts"][0].__setitem__("bogus", 1),
-    lambda d: d["kb"]["facts"][0].pop("id"),
+    lambda core: core.__setitem__("fact_ends", core["fact_ends"][::-1]),
+    lambda core: core.__setitem__("fact_ends", core["fact_ends"][:-1]),
+    lambda core: core.__setitem__("origins_end", -1),
+    lambda core: core.__setitem__("selections_end", core["selections_end"] + 1),
+    lambda core: core.pop("fact_ends"),
+])
+def test_section_offsets_that_do_not_fit_the_entry_are_a_miss(tmp_path, damage):
+    folder = tmp_path / "kb"
+    shutil.copytree(MINI, folder)
+    cold = build_graph(folder)
+    load_graph(folder)
+    path, header, payload = _entry()
+    core_text, _, rest = payload.partition(b"\n")
+    core = json.loads(core_text)
+    damage(core)
+    _rewrite(path, header, json.dumps(core).encode() + b"\n" + rest)
+    _same_graph(load_graph(folder), cold)
+    _same_graph(load_graph(folder), cold)
+
+
+@pytest.mark.parametrize("damage", [
     lambda d: d["kb"]["nodes"][0].__setitem__("layer", "not-a-layer"),
     lambda d: d["kb"]["nodes"][0].__setitem__("vram_gb", "lots"),
-    lambda d: d["kb"]["facts"][0].__setitem__("when", {"os": {"layer": "os", "platform": "beos"}}),
-    lambda d: d["selections"].__setitem__(0, [[None], "gpu", []]),
-    lambda d: d["kb"]["origins"].__setitem__("facts", [["x.yaml", "line"]]),
+    lambda d: d["kb"]["sources"][0].__setitem__("bogus", 1),
 ])
 def test_a_stored_value_of_the_wrong_type_is_a_miss(tmp_path, damage):
     """The fast reader checks every value's type as full validation does: an entry whose text a
     buggy writer got wrong is rebuilt, never half-read."""
     _damaged_entry_is_rebuilt(tmp_path, damage)
+
+
+@pytest.mark.parametrize("part, damage, read", [
+    ("fact 0", lambda d: d["kb"]["facts"][0].__setitem__("object", "not-a-selector"),
+     lambda kg: kg.kb.facts[0]),
+    ("fact 0", lambda d: d["kb"]["facts"][0].__setitem__("bogus", 1), lambda kg: kg.facts[0].fact),
+    ("fact 1", lambda d: d["kb"]["facts"][1].pop("id"), lambda kg: list(kg.kb.facts)),
+    ("fact 0", lambda d: d["kb"]["facts"][0].__setitem__("when", {"os": {"layer": "os", "platform": "beos"}}),
+     lambda kg: kg.kb.facts[0].when),
+    ("origins", lambda d: d["kb"]["origins"].__setitem__("facts", [["x.yaml", "line"]]),
+     lambda kg: kg.kb.origin("facts", 0)),
+    ("selections", lambda d: d["selections"].__setitem__(0, [[None], "gpu", []]), lambda kg: kg.selection_table()),
+])
+def test_a_part_read_when_first_used_is_checked_then(tmp_path, part, damage, read):
+    """The facts, their origins and the stored selections are read when first used (a warm start
+    reads only what the command looks at): a value of the wrong type there is caught when the
+    part is read, as a clear error naming the entry (never a half-read value), and the entry is
+    removed, so the next load builds it again from the files."""
+    from gpulane.errors import CacheEntryError
+
+    folder = tmp_path / "kb"
+    shutil.copytree(MINI, folder)
+    cold = build_graph(folder)
+    load_graph(folder)
+    path, header, payload = _entry()
+    doc = _document(payload)
+    damage(doc)
+    _rewrite(path, header, _entry_of(doc))
+    warm = load_graph(folder)
+    with pytest.raises(CacheEntryError) as caught:
+        read(warm)
+    assert str(caught.value).startswith(f"the cached knowledge base {path} does not read back ({part}: ")
+    assert str(caught.value).endswith("it has been removed: run the command again to rebuild it from the files")
+    assert not path.exists()
+    _same_graph(load_graph(folder), cold)
+    _same_graph(load_graph(folder), cold)
 
 
 def test_when_shorthand_gives_the_same_graph_warm_and_cold(tmp_path):
@@ -300,3 +405,27 @@ def test_override_pairs_read_from_the_reverse_table_are_the_same(shipped):
     _open_override_pairs_walking_every_node(kg, table)
     assert kg.overrides  # the case is exercised
     assert kg.positive_pairs == table
+
+
+def test_a_damaged_part_found_by_a_command_is_a_clear_error_then_rebuilt(tmp_path):
+    """On the command line: the error names the entry (no traceback, status 2) and the next run
+    answers as the first did."""
+    import subprocess
+    import sys
+
+    folder = tmp_path / "kb"
+    shutil.copytree(MINI, folder)
+    argv = [sys.executable, "-m", "gpulane", "--data", str(folder), "show", "Alpha 100"]  # lists its facts
+    env = {**__import__("os").environ, "GPULANE_CACHE_DIR": str(cache_dir())}
+    first = subprocess.run(argv, capture_output=True, text=True, env=env)
+    path, header, payload = _entry()
+    doc = _document(payload)
+    (fact,) = [f for f in doc["kb"]["facts"] if f["id"] == "a-arch"]  # Alpha 100's one fact
+    fact["bogus"] = 1
+    _rewrite(path, header, _entry_of(doc))
+    damaged = subprocess.run(argv, capture_output=True, text=True, env=env)
+    assert damaged.returncode == 2 and "Traceback" not in damaged.stderr
+    assert f"the cached knowledge base {path} does not read back (fact " in damaged.stderr
+    assert "bogus: Extra inputs are not permitted); it has been removed" in damaged.stderr
+    again = subprocess.run(argv, capture_output=True, text=True, env=env)
+    assert (again.returncode, again.stdout) == (first.returncode, first.stdout) and first.stdout.strip()

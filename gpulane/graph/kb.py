@@ -9,8 +9,8 @@ facts by (subject, object layer) and positive pairs by layer pair.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
-from typing import Iterable
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Optional, TypedDict
 
 from gpulane.graph.compat import build_target_kind, is_generic_target, runs_on
 from gpulane.graph.names import NameIndex
@@ -19,7 +19,7 @@ from gpulane.model import (ALWAYS_EXHAUSTIVE, OFFICIAL_POSITIVE, Fact, Layer, No
                            Source, Status)
 from gpulane.versions import VersionRange, spec_matches
 
-__all__ = ["KnowledgeGraph", "CompiledFact", "Condition", "selector_key"]
+__all__ = ["KnowledgeGraph", "CompiledFact", "CompiledState", "Condition", "selector_key"]
 
 # Layers whose nodes run on one GPU vendor's hardware (an OS or a driver range does not).
 _VENDOR_LAYERS = frozenset({Layer.gpu, Layer.arch, Layer.toolkit, Layer.framework, Layer.app})
@@ -34,6 +34,8 @@ class Condition:
     ids: frozenset[str] | None = None
     drivers: VersionRange | None = None
     vendor: str | None = None
+    # The version spec a driver range was read from (what a cache stores to make it again).
+    spec: str | None = field(default=None, compare=False, repr=False)
 
     def holds_for(self, value: str | None) -> bool:
         if value is None:
@@ -46,20 +48,22 @@ class Condition:
 class CompiledFact:
     """A fact ready for the solver.
 
-    What the solver reads of every fact (id, relation, status, runs_as, caveat) is held here as
-    plain attributes; the Fact model itself (``fact``) may be made on first use, from a knowledge
-    base read from the cache (whose ``facts`` then offer each checked dictionary as ``raw(i)``).
+    What the solver reads of every fact (id, relation, status, runs_as, caveat, exhaustive) is held
+    here as plain attributes; the Fact model itself (``fact``) may be made on first use, from a
+    knowledge base read from the cache (whose ``facts`` read each fact when first asked for it):
+    a query then reads as models only the facts it shows.
     """
 
     __slots__ = ("index", "_fact", "subject_layer", "subjects", "target", "when", "via", "domain", "names_known",
                  "id", "relation", "status", "runs_as", "caveat", "exhaustive", "positive", "is_build_list")
 
-    def __init__(self, index: int, fact: Fact, subject_layer: Layer, subjects: frozenset[str], target: Condition,
-                 when: tuple[Condition, ...], via: dict[str, tuple[str, str]] | None = None,
-                 domain: Condition | None = None, names_known: bool = True, *, facts=None):
+    def __init__(self, index: int, fact: Fact, subject_layer: Layer, subjects: frozenset[str],
+                 target: Condition, when: tuple[Condition, ...], via: dict[str, tuple[str, str]] | None = None,
+                 domain: Condition | None = None, names_known: bool = True):
         self.index = index
-        # The model, or (fact None) the knowledge base's fact list to take it from when first used.
-        self._fact = fact if fact is not None else facts
+        # The model, or (made by ``stored``) the knowledge base's fact list to take it from when
+        # first used.
+        self._fact = fact
         self.subject_layer = subject_layer
         self.subjects = subjects
         self.target = target
@@ -71,17 +75,29 @@ class CompiledFact:
         # False when the object names no node the knowledge base has (a wheel built with a ROCm
         # release the KB does not hold): such a list is missing knowledge and restricts nothing.
         self.names_known = names_known
-        if fact is not None:
-            self.id, self.relation, self.status = fact.id, fact.relation, fact.status
-            self.runs_as, self.caveat, exhaustive = fact.runs_as, fact.caveat, fact.exhaustive
-        else:
-            raw = facts.raw(index)
-            self.id, self.relation, self.status = raw["id"], raw["relation"], raw.get("status", Status.supported)
-            self.runs_as, self.caveat, exhaustive = raw.get("runs_as"), raw.get("caveat"), raw.get("exhaustive", False)
+        self.id, self.relation, self.status = fact.id, fact.relation, fact.status
+        self.runs_as, self.caveat, exhaustive = fact.runs_as, fact.caveat, fact.exhaustive
         self.exhaustive = bool(exhaustive or self.relation in ALWAYS_EXHAUSTIVE)
         self.positive = self.status is not Status.unsupported
         # A build list says "compiled for", never "supported" by itself.
         self.is_build_list = self.relation is Relation.ships_kernels_for
+
+    @classmethod
+    def stored(cls, facts, index: int, subject_layer: Layer, subjects: frozenset[str], target: Condition,
+               when: tuple[Condition, ...], via: dict[str, tuple[str, str]], domain: Condition | None,
+               names_known: bool, fid: str, relation: Relation, status: Status, runs_as: str | None,
+               caveat: str | None, exhaustive: bool) -> "CompiledFact":
+        """A compiled fact read back from stored compiled state (see ``KnowledgeGraph.from_compiled``):
+        as ``__init__`` makes it, with the fact's model taken from ``facts`` when first used."""
+        cf = cls.__new__(cls)
+        cf.index, cf._fact, cf.subject_layer, cf.subjects, cf.target, cf.when = \
+            index, facts, subject_layer, subjects, target, when
+        cf.via, cf.domain, cf.names_known = via, domain, names_known
+        cf.id, cf.relation, cf.status, cf.runs_as, cf.caveat = fid, relation, status, runs_as, caveat
+        cf.exhaustive = exhaustive or relation in ALWAYS_EXHAUSTIVE
+        cf.positive = status is not Status.unsupported
+        cf.is_build_list = relation is Relation.ships_kernels_for
+        return cf
 
     @property
     def fact(self) -> Fact:
@@ -122,6 +138,26 @@ def selector_key(sel: Selector) -> tuple:
             sel.segment, sel.backend, sel.glibc)
 
 
+# What ``KnowledgeGraph.compiled_state`` writes, with the types ``from_compiled`` reads it back
+# in. A condition: layer, node ids or (for a driver range) the version spec it was read from,
+# vendor.
+_ConditionRow = tuple[Layer, Optional[frozenset[str]], Optional[str], Optional[str]]
+# A compiled fact: fact index, subjects, their layer, target condition, `when` conditions, build
+# routes (arch -> (build target, why)), domain condition, names_known; then what the solver
+# reads of the fact: id, relation, status, runs_as, caveat, exhaustive.
+_FactRow = tuple[int, frozenset[str], Layer, int, list[int], dict[str, tuple[str, str]], Optional[int], bool,
+                 str, Relation, Status, Optional[str], Optional[str], bool]
+
+
+class CompiledState(TypedDict):
+    """The compiled state of a knowledge graph as typed data (see ``compiled_state``)."""
+
+    conditions: list[_ConditionRow]
+    facts: list[_FactRow]
+    generic_members: dict[str, frozenset[str]]
+    names: NameIndex
+
+
 class KnowledgeGraph:
     """The compiled, indexed knowledge base that every query runs on."""
 
@@ -160,8 +196,9 @@ class KnowledgeGraph:
     def compiled_state(self) -> dict:
         """What compiling the knowledge base computed, as JSON-ready data (lists, strings,
         numbers): each compiled fact's expanded subjects, target, conditions, domain and build
-        routes, the positive pair tables and the name index. ``from_compiled`` rebuilds the same
-        graph from it and the same knowledge base without matching a selector again."""
+        routes, what the solver reads of each fact (id, relation, status, runs_as, caveat,
+        exhaustive) and the name index. ``from_compiled`` rebuilds the same graph from it and the
+        same knowledge base without matching a selector again or reading a fact model."""
         conditions: list[list] = []
         numbered: dict[int, int] = {}
 
@@ -170,13 +207,13 @@ class KnowledgeGraph:
                 return None
             if id(c) not in numbered:  # shared conditions (one per selector) are written once
                 numbered[id(c)] = len(conditions)
-                # A driver range is read again from its selector (few facts have one).
-                conditions.append([c.layer.value, None if c.ids is None else sorted(c.ids), c.drivers is not None,
-                                   c.vendor])
+                # A driver range is stored as the spec it was read from.
+                conditions.append([c.layer.value, None if c.ids is None else sorted(c.ids), c.spec, c.vendor])
             return numbered[id(c)]
 
-        facts = [[cf.index, sorted(cf.subjects), cond(cf.target), [cond(w) for w in cf.when],
-                  {arch: list(route) for arch, route in cf.via.items()}, cond(cf.domain), cf.names_known]
+        facts = [[cf.index, sorted(cf.subjects), cf.subject_layer.value, cond(cf.target), [cond(w) for w in cf.when],
+                  {arch: list(route) for arch, route in cf.via.items()}, cond(cf.domain), cf.names_known,
+                  cf.id, cf.relation.value, cf.status.value, cf.runs_as, cf.caveat, cf.exhaustive]
                  for cf in self.facts]
         return {
             "conditions": conditions,
@@ -188,15 +225,24 @@ class KnowledgeGraph:
         }
 
     @classmethod
-    def from_compiled(cls, kb: KnowledgeBase, state: dict,
-                      selections: Iterable[tuple[tuple, str, list[str]]] = ()) -> "KnowledgeGraph":
+    def from_compiled(cls, kb: KnowledgeBase, state: CompiledState,
+                      selections: Iterable[tuple[tuple, str, list[str]]] | Callable[[], Iterable] = ()
+                      ) -> "KnowledgeGraph":
         """The graph of a knowledge base from ``compiled_state`` data made from that same
-        knowledge base (a cache entry whose key names the files and the code): nothing is
-        matched or expanded again. Raises (KeyError, IndexError, TypeError, ValueError) on data
-        that does not fit the knowledge base, which the cache reads as a miss."""
+        knowledge base (a cache entry whose key names the files and the code), read back with
+        the types ``CompiledState`` gives (enums, sets: a JSON reader checks them, see
+        gpulane.loaders.stored): nothing is matched or expanded again, and no fact model is read
+        (the knowledge base's ``facts`` may read each one when first used). ``selections`` may
+        be a function giving them: it is called only when the table is asked for
+        (``selection_table``); a query's own selectors are matched, which costs less than
+        reading every stored expansion. Raises (KeyError, IndexError, TypeError, ValueError) on
+        data that does not fit the knowledge base, which the cache reads as a miss."""
         kg = cls.__new__(cls)
         kg.kb = kb
-        kg._select_memo = {key: Condition(Layer(layer), ids=frozenset(ids)) for key, layer, ids in selections}
+        if callable(selections):
+            kg._select_memo, kg._stored_selections = {}, selections
+        else:
+            kg._select_memo = {key: Condition(Layer(layer), ids=frozenset(ids)) for key, layer, ids in selections}
         kg.sources, kg.nodes = {}, {}
         for s in kb.sources:
             kg.sources.setdefault(s.id, s)
@@ -205,50 +251,34 @@ class KnowledgeGraph:
         kg.by_layer = {layer: [] for layer in Layer}
         for n in kg.nodes.values():
             kg.by_layer[n.layer].append(n.id)
-        kg.names = NameIndex.from_data(state["names"])
-        kg.generic_members = {str(k): frozenset(v) for k, v in state["generic_members"].items()}
-        conditions = [Condition(Layer(layer), ids=None if ids is None else frozenset(ids), vendor=vendor)
-                      for layer, ids, _drivers, vendor in state["conditions"]]
-        drivers = [bool(row[2]) for row in state["conditions"]]
+        kg.names = NameIndex(**state["names"])
+        kg.generic_members = dict(state["generic_members"])
+        conditions = []
+        for layer, ids, spec, vendor in state["conditions"]:
+            if (ids is None) == (spec is None):
+                raise ValueError("a stored condition is neither node ids nor a driver range")
+            conditions.append(Condition(layer, ids=ids, vendor=vendor) if spec is None else
+                              Condition(layer, drivers=VersionRange.from_spec(spec), vendor=vendor, spec=spec))
         kg.facts, kg.fact_by_id = [], {}
         facts = kb.facts
         n_facts = len(facts)
-        # Facts read from a cache entry are made into models when first used (see CompiledFact):
-        # what compiling needs of them here is read from the checked data.
-        raw = getattr(facts, "raw", None)
-        nodes = kg.nodes
-        for index, subjects, target, when, via, domain, names_known in state["facts"]:
+        has_subject = kg.nodes.keys().isdisjoint
+        make = CompiledFact.stored
+        append, by_id = kg.facts.append, kg.fact_by_id.setdefault
+        for (index, subjects, subject_layer, target, when, via, domain, names_known,
+             fid, relation, status, runs_as, caveat, exhaustive) in state["facts"]:
             if not 0 <= index < n_facts:
                 raise IndexError(f"compiled fact {index} of {n_facts}")
-            if raw is not None:
-                data = raw(index)
-                n_when, no_domain, fact = len(data.get("when") or ()), data.get("domain") is None, None
-            else:
-                fact = facts[index]
-                n_when, no_domain = len(fact.when), fact.domain is None
-            if len(when) != n_when or (domain is None) != no_domain:
-                raise ValueError(f"compiled fact {index} does not fit fact {index}")
-            if drivers[target] or (domain is not None and drivers[domain]) or any(drivers[w] for w in when):
-                # A driver range is read again from its selector (few facts have one).
-                fact = facts[index]
-                target_c = kg.select(fact.object) if drivers[target] else conditions[target]
-                when_c = tuple(kg.select(sel, layer) if drivers[w] else conditions[w]
-                               for w, (layer, sel) in zip(when, fact.when.items()))
-                domain_c = None
-                if domain is not None:
-                    domain_c = kg.select(fact.domain, target_c.layer) if drivers[domain] else conditions[domain]
-            else:
-                target_c = conditions[target]
-                when_c = tuple([conditions[w] for w in when])
-                domain_c = None if domain is None else conditions[domain]
-            first = next((nodes[s] for s in subjects if s in nodes), None)
-            if first is None:
+            if has_subject(subjects):
                 raise ValueError(f"compiled fact {index} has no subject node")
-            compiled = CompiledFact(index, fact, first.layer, frozenset(subjects), target_c, when_c,
-                                    {str(a): (str(t), str(why)) for a, (t, why) in via.items()} if via else {},
-                                    domain_c, bool(names_known), facts=facts)
-            kg.facts.append(compiled)
-            kg.fact_by_id.setdefault(compiled.id, compiled)
+            # What the solver reads of the fact is stored beside it; the model itself is made
+            # when first used (see CompiledFact).
+            compiled = make(facts, index, subject_layer, subjects, conditions[target],
+                            tuple([conditions[w] for w in when]), via,
+                            None if domain is None else conditions[domain], names_known,
+                            fid, relation, status, runs_as, caveat, exhaustive)
+            append(compiled)
+            by_id(fid, compiled)
         kg._index()
         kg._index_overrides()
         return kg
@@ -270,7 +300,14 @@ class KnowledgeGraph:
         return memo[key]
 
     def selection_table(self) -> list[tuple[tuple, str, list[str]]]:
-        """The node-set expansions made so far, as plain data: (selector key, layer, sorted ids)."""
+        """The node-set expansions made so far, as plain data: (selector key, layer, sorted ids);
+        those stored with the compiled state first (see ``from_compiled``)."""
+        stored = self.__dict__.pop("_stored_selections", None)
+        if stored is not None:
+            made, self._select_memo = self._select_memo, {
+                key: Condition(Layer(layer), ids=frozenset(ids)) for key, layer, ids in stored()}
+            for key, cond in made.items():
+                self._select_memo.setdefault(key, cond)
         return [(key, cond.layer.value, sorted(cond.ids)) for key, cond in self._select_memo.items()
                 if cond.ids is not None and cond.drivers is None]
 
@@ -281,11 +318,11 @@ class KnowledgeGraph:
             if layer is None and ids:
                 layer = self.nodes[ids[0]].layer
             if layer is Layer.driver and sel.version:
-                return Condition(layer, drivers=VersionRange.from_spec(sel.version), vendor=sel.vendor)
+                return Condition(layer, drivers=VersionRange.from_spec(sel.version), vendor=sel.vendor, spec=sel.version)
             return Condition(layer or Layer.arch, ids=frozenset(sel.ids))
         assert layer is not None
         if layer is Layer.driver and sel.version:
-            return Condition(layer, drivers=VersionRange.from_spec(sel.version), vendor=sel.vendor)
+            return Condition(layer, drivers=VersionRange.from_spec(sel.version), vendor=sel.vendor, spec=sel.version)
         candidates = self.by_layer[layer]
         if sel.family:  # most selectors name a family: only that family's nodes are matched
             candidates = self._family_index().get((layer, sel.family.lower()), ())

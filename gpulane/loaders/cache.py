@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Callable, TypeVar
 
-__all__ = ["cache_dir", "files_key", "load_cached", "slot_for", "usable_cache_dir", "MAX_ENTRIES",
+__all__ = ["cache_dir", "discard", "entry_path", "files_key", "load_cached", "slot_for", "usable_cache_dir", "MAX_ENTRIES",
            "MAX_ENTRY_BYTES"]
 
 T = TypeVar("T")
@@ -103,6 +103,16 @@ def usable_cache_dir(directory: Path) -> bool:
     return os.name == "nt" or not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
 
 
+def entry_path(slot: str, directory: Path | None = None) -> Path:
+    """The file that holds a slot's entry."""
+    return (directory or cache_dir()) / f"{_PREFIX}{slot}{_SUFFIX}"
+
+
+def discard(slot: str, directory: Path | None = None) -> None:
+    """Remove a slot's entry (one found not to read back): the next load builds it again."""
+    _unlink(str(entry_path(slot, directory)))
+
+
 def load_cached(key: str | None, build: Callable[[], T], encode: Callable[[T], bytes],
                 decode: Callable[[bytes], T], slot: str = "default",
                 directory: Path | None = None) -> tuple[T, str]:
@@ -116,7 +126,7 @@ def load_cached(key: str | None, build: Callable[[], T], encode: Callable[[T], b
     directory = directory or cache_dir()
     if key is None or not usable_cache_dir(directory):
         return build(), "uncached"
-    path = directory / f"{_PREFIX}{slot}{_SUFFIX}"
+    path = entry_path(slot, directory)
     how = "built"
     blob = _read_entry(path)
     if blob is not None:

@@ -8,6 +8,7 @@ command answered from the cache never imports PyYAML. kbfiles re-exports all of 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Optional
 
@@ -81,26 +82,57 @@ class StoredKB(BaseModel):
         """The KnowledgeBase back, as load_files made it."""
         kb = KnowledgeBase(sources=self.sources, nodes=self.nodes, facts=self.facts, steps=self.steps,
                            files=self.files)
-        _add_origins(kb, self.origins)
+        _add_origins(kb.origins, self.origins)
         return kb
 
     @staticmethod
-    def read(data: dict) -> KnowledgeBase:
+    def read(data: dict, facts: Sequence[dict] | None = None,
+             origins: Callable[[], dict] | None = None) -> KnowledgeBase:
         """The KnowledgeBase of a stored one that ``gpulane.loaders.stored.validator(StoredKB)``
-        checked: the same as ``StoredKB.model_validate(data).knowledge_base()``, made faster."""
+        checked: the same as ``StoredKB.model_validate(data).knowledge_base()``, made faster.
+
+        ``facts`` (checked dictionaries, possibly checked when first read) and ``origins`` (a
+        function giving the ``origins`` field, called on the first look-up) stand in for those
+        fields of ``data`` where a cache entry stores them apart, to be read only when used."""
         from gpulane.loaders.stored import LazyModels, build
 
         # Facts become models when first used (see LazyModels): the compiled facts hold what a
         # query reads of every fact.
         kb = KnowledgeBase(sources=build(Source, data["sources"]), nodes=build(Node, data["nodes"]),
-                           facts=LazyModels(Fact, data["facts"]), steps=build(Step, data.get("steps", [])),
-                           files=data["files"])
-        _add_origins(kb, data["origins"])
+                           facts=LazyModels(Fact, data["facts"] if facts is None else facts),
+                           steps=build(Step, data.get("steps", [])), files=data["files"])
+        if origins is None:
+            _add_origins(kb.origins, data["origins"])
+        else:
+            kb.origins = _OriginsOnUse(origins)
         return kb
 
 
-def _add_origins(kb: KnowledgeBase, origins: dict) -> None:
-    table = kb.origins
+class _OriginsOnUse(Mapping):
+    """A knowledge base's table of where each item was written, read on the first look-up (only
+    messages about an item ask for it)."""
+
+    def __init__(self, read: Callable[[], dict]):
+        self._read: Callable[[], dict] | None = read
+        self._table: dict[tuple[str, int], Origin] = {}
+
+    def _made(self) -> dict[tuple[str, int], Origin]:
+        if self._read is not None:
+            read, self._read = self._read, None
+            _add_origins(self._table, read())
+        return self._table
+
+    def __getitem__(self, key: tuple[str, int]) -> Origin:
+        return self._made()[key]
+
+    def __iter__(self):
+        return iter(self._made())
+
+    def __len__(self) -> int:
+        return len(self._made())
+
+
+def _add_origins(table: dict, origins: dict) -> None:
     for kind in _KIND_WORD:
         for i, where in enumerate(origins.get(kind, ())):
             if where is not None:

@@ -27,6 +27,7 @@ dictionaries, dates, and members of gpulane's own enums.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import enum
 import types
@@ -37,7 +38,7 @@ from typing import Any, Callable, Literal, Union
 from pydantic import BaseModel
 from pydantic_core import SchemaValidator, core_schema as cs
 
-__all__ = ["LazyModels", "build", "builder", "validator"]
+__all__ = ["CheckedOnUse", "LazyModels", "build", "builder", "validator"]
 
 _NONE = type(None)
 _SCALARS = {str: cs.str_schema, int: cs.int_schema, float: cs.float_schema, bool: cs.bool_schema,
@@ -59,6 +60,11 @@ def _schema(tp: Any) -> dict:
         return _SCALARS[tp]()
     if isinstance(tp, type) and issubclass(tp, BaseModel):
         return _model_schema(tp)
+    if typing.is_typeddict(tp) or dataclasses.is_dataclass(tp):
+        # Plain-data records (the compiled state, the name index): every field required, read
+        # as a dictionary of exactly these fields.
+        return cs.typed_dict_schema({name: cs.typed_dict_field(_schema(hint))
+                                     for name, hint in typing.get_type_hints(tp).items()}, extra_behavior="forbid")
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         base = "str" if issubclass(tp, str) else None
         if base is None:
@@ -73,6 +79,10 @@ def _schema(tp: Any) -> dict:
         return cs.nullable_schema(inner) if len(rest) < len(args) else inner
     if origin is list:
         return cs.list_schema(_schema(args[0]))
+    if origin is set:
+        return cs.set_schema(_schema(args[0]))
+    if origin is frozenset:
+        return cs.frozenset_schema(_schema(args[0]))
     if origin is dict:
         return cs.dict_schema(_schema(args[0]), _schema(args[1]))
     if origin is tuple:
@@ -149,6 +159,10 @@ def _converter(tp: Any) -> Callable[[Any], Any] | None:
     """How a checked value of this type becomes the value a model holds (None: as it is)."""
     if isinstance(tp, type) and issubclass(tp, BaseModel):
         return builder(tp)
+    if typing.is_typeddict(tp) or dataclasses.is_dataclass(tp):
+        if any(_converter(hint) is not None for hint in typing.get_type_hints(tp).values()):
+            raise TypeError(f"no stored form for {tp!r}: a model inside a plain record")
+        return None
     origin, args = typing.get_origin(tp), typing.get_args(tp)
     if origin in (Union, types.UnionType):
         models = [a for a in args if isinstance(a, type) and issubclass(a, BaseModel)]
@@ -181,18 +195,59 @@ def build(model: type[BaseModel], items: list[dict]) -> list:
     return [make(x) for x in items]
 
 
+class CheckedOnUse(Sequence):
+    """Items stored as JSON texts one after another (``ends[i]`` is where item i ends in
+    ``blob``), each type-checked by ``check`` (a ``validator``) when first read.
+
+    A warm start then reads only the items a command looks at. The text is a cache entry whose
+    digest was checked when it was read, written by this same code from validated models, so an
+    item that does not check is a bug of ours, not a planted value: it is reported by the error
+    ``damaged(index, exc)`` gives, never read half-checked.
+    """
+
+    __slots__ = ("_check", "_blob", "_ends", "_items", "_damaged")
+
+    def __init__(self, check: SchemaValidator, blob: bytes, ends: list[int],
+                 damaged: Callable[[int, Exception], Exception]):
+        previous = 0
+        for end in ends:
+            if type(end) is not int or not previous <= end <= len(blob):
+                raise ValueError("item offsets out of order or outside the text")
+            previous = end
+        self._check, self._blob, self._ends, self._damaged = check, blob, ends, damaged
+        self._items: list = [None] * len(ends)
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self._ends)))]
+        item = self._items[index]
+        if item is None:
+            if index < 0:
+                index += len(self._ends)
+            start = self._ends[index - 1] if index else 0
+            try:
+                item = self._check.validate_json(self._blob[start:self._ends[index]])
+            except ValueError as exc:  # pydantic-core's ValidationError is a ValueError
+                raise self._damaged(index, exc) from None
+            self._items[index] = item
+        return item
+
+
 class LazyModels(Sequence):
     """A list of models made on first use from dictionaries ``validator`` checked.
 
-    A warm start reads every fact (each one type-checked, so an entry a buggy writer got wrong
-    is still a miss), but a query looks at few of them as models: the compiled facts carry what
-    the solver reads of every fact (relation, status, ...). ``raw(i)`` is the checked dictionary.
-    Compares equal to a list of the same models.
+    A query looks at few facts as models: the compiled facts carry what the solver reads of
+    every fact (relation, status, ...). ``raw`` may itself check each dictionary when first read
+    (``CheckedOnUse``); ``raw(i)`` is the checked dictionary. Compares equal to a list of the
+    same models.
     """
 
     __slots__ = ("_model", "_raw", "_made")
 
-    def __init__(self, model: type[BaseModel], raw: list[dict]):
+    def __init__(self, model: type[BaseModel], raw: Sequence[dict]):
         self._model = model
         self._raw = raw
         self._made: list = [None] * len(raw)
