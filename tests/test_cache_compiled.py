@@ -429,3 +429,15 @@ def test_a_damaged_part_found_by_a_command_is_a_clear_error_then_rebuilt(tmp_pat
     assert "bogus: Extra inputs are not permitted); it has been removed" in damaged.stderr
     again = subprocess.run(argv, capture_output=True, text=True, env=env)
     assert (again.returncode, again.stdout) == (first.returncode, first.stdout) and first.stdout.strip()
+
+
+@pytest.mark.parametrize("which", ["shipped", "synthetic"])
+def test_each_fact_is_stored_as_its_model_writes_it(which, shipped):
+    """The writer cuts one list of facts into each fact's text: the same texts as writing each
+    fact on its own."""
+    from gpulane.api import _fact_texts
+    from gpulane.loaders.kbfiles import StoredKB
+
+    kb = shipped.kb if which == "shipped" else generate(3000, seed=4)
+    stored = StoredKB.of(kb)
+    assert _fact_texts(stored) == [f.model_dump_json(exclude_unset=True).encode() for f in stored.facts]
