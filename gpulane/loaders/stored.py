@@ -8,10 +8,12 @@ in two cheaper steps that are still safe against any text:
 
 1. ``validator(annotation)`` is a pydantic-core validator of the *shape* the models have: each
    model becomes a typed dictionary with the same fields and field types (enums, literals,
-   dates, numbers, nested models), unknown fields refused, required ones required. A value of
-   the wrong type is a ValidationError, which the cache reads as a miss. The validator is made
+   dates, numbers, nested models), unknown fields refused, required ones required; plain
+   records (dataclasses, TypedDicts) likewise, and sets and tuples as such. A value of the
+   wrong type is a ValidationError, which the cache reads as a miss. The validator is made
    from the models' field annotations directly (no schema generation in Python per process)
-   and reads JSON with pydantic-core's own parser.
+   and reads JSON with pydantic-core's own parser. ``CheckedOnUse`` applies one to each of a
+   run of stored items when that item is first read, so a command reads only what it uses.
 2. ``build(model, data)`` then makes the model instances from those checked dictionaries as
    ``BaseModel.model_construct`` does (fields, defaults, the set of given fields), minus its
    per-field Python work. What the models' validators would check was checked when the files
@@ -22,7 +24,7 @@ in two cheaper steps that are still safe against any text:
 tests/test_cache_compiled.py checks that the models built this way equal, field for field
 and in their sets of given fields, those a full pydantic validation of the same text gives.
 Nothing here runs code named by the data: the data only ever becomes strings, numbers, lists,
-dictionaries, dates, and members of gpulane's own enums.
+tuples, sets, dictionaries, dates, and members of gpulane's own enums.
 """
 
 from __future__ import annotations
