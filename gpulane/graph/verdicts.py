@@ -24,6 +24,14 @@ typed triples (docs/rdf.md, "The verdict graph"):
   ``gl:cpuOnly`` (never a candidate unless named), and the driver requirement each
   node's applicable facts choose: ``x gl:driverIv i`` or rows ``x gl:driverOn<Layers> r``
   with ``r gl:iv i``; ``i gl:lo`` / ``gl:hi`` are keys as in the main export.
+- ``T gl:has x``: each set's members spelled out (for a ``neg`` set every node of the layers
+  it is read for but the listed ones, and ``gl:none``), and ``gl:anySet``, which has them all:
+  the query tests membership by joins.
+
+GPUs, and apps where no condition reads the app layer, are written as *classes*: nodes that no
+triple tells apart share one resource carrying their triples (``x gl:gpuClass C``,
+``x gl:appClass C``, ``C gl:classLayer gl:gpu``), so that a query joins ~100 GPU classes rather
+than ~800 GPUs.
 
 The graph is derived: the import never reads it, and it must come from the same
 knowledge base as the query (node IRIs, driver keys).
@@ -39,7 +47,7 @@ from gpulane.graph.solver import REQUIRED_PAIRS, Solver
 from gpulane.model import LAYER_ORDER, OFFICIAL_POSITIVE, Layer, Relation
 
 __all__ = ["PAIR_LAYERS", "pair_types", "pass_kinds", "predicate", "Verdicts", "verdict_triples", "read_layers",
-           "CONDITIONAL_REQUIRED"]
+           "CONDITIONAL_REQUIRED", "class_layers", "class_predicate"]
 
 _RANK = {layer: i for i, layer in enumerate(LAYER_ORDER)}
 PAIR_LAYERS = [l for l in LAYER_ORDER if l is not Layer.driver]
@@ -435,25 +443,67 @@ def verdict_triples(kg: KnowledgeGraph):
         ivs.add((low, high))
         return f"<{KB}v/i{low}_{high}>"
 
+    # Driver rows are named by their content, so that nodes with the same requirements point to
+    # the same rows (and can share a class below).
+    driver_rows: dict[tuple, str] = {}
     for x, drows in v.driver_items(keys):
         for layers, sets_, intervals in drows:
             if not layers:
                 for low, high in intervals:
                     out.append((node[x], f"<{GL}driverIv>", iv_iri(low, high)))
                 continue
-            counter[0] += 1
-            r = f"<{KB}v/r{counter[0]}>"
+            row_key = (layers, sets_, intervals)
+            r = driver_rows.get(row_key)
+            if r is None:
+                counter[0] += 1
+                r = driver_rows[row_key] = f"<{KB}v/r{counter[0]}>"
+                for low, high in intervals:
+                    out.append((r, f"<{GL}iv>", iv_iri(low, high)))
+                for layer, (neg, listed) in zip(layers, sets_):
+                    out.append((r, f"<{GL}c{_CAP[layer.value]}>", set_iri(neg, listed)))
             out.append((node[x], f"<{GL}driverOn{''.join(_CAP[l.value] for l in layers)}>", r))
-            for low, high in intervals:
-                out.append((r, f"<{GL}iv>", iv_iri(low, high)))
-            for layer, (neg, listed) in zip(layers, sets_):
-                out.append((r, f"<{GL}c{_CAP[layer.value]}>", set_iri(neg, listed)))
     for low, high in sorted(ivs):
         i = f"<{KB}v/i{low}_{high}>"
         out.append((i, f"<{GL}lo>", f'"{low}"^^<{XSD}integer>'))
         out.append((i, f"<{GL}hi>", f'"{high}"^^<{XSD}integer>'))
-    if app_classes(kg):
-        out = _classes(kg, out, node)
+    for layer in class_layers(kg):
+        out = _classes(kg, out, node, layer)
+    return _members(kg, out, node)
+
+
+def _members(kg: KnowledgeGraph, out: list, node: dict) -> list:
+    """Each condition set's members spelled out: ``T gl:has x`` for every node (or class) of the
+    layers it is read for that the set contains (for a ``neg`` set, every one not listed, and
+    ``gl:none``: a layer out of scope or left out), and ``gl:anySet``, which has every node and
+    class and ``gl:none``. The query tests membership by joins on these
+    (a correlated ``EXISTS`` per path is slow in triple stores)."""
+    from gpulane.graph.rdf import GL
+
+    by_cap = {_CAP[l.value]: l for l in PAIR_LAYERS}
+    read: dict[str, set[Layer]] = {}
+    neg: dict[str, bool] = {}
+    listed: dict[str, set[str]] = {}
+    classes: dict[Layer, set[str]] = {}
+    for s, p, o in out:
+        name = p[len(GL) + 1:-1]
+        if name == "neg":
+            neg[s] = o.startswith('"true')
+        elif name == "in":
+            listed.setdefault(s, set()).add(o)
+        elif name == "classLayer":
+            classes.setdefault(Layer(o[len(GL) + 1:-1]), set()).add(s)
+        elif len(name) > 1 and name[0] == "c" and name[1:] in by_cap:
+            read.setdefault(o, set()).add(by_cap[name[1:]])
+    resources = {layer: classes.get(layer) or {node[x] for x in kg.by_layer[layer]} for layer in PAIR_LAYERS}
+    none, has = f"<{GL}none>", f"<{GL}has>"
+    for t in sorted(read):
+        everything = set().union(*(resources[layer] for layer in read[t]))
+        inside = everything - listed.get(t, set()) | {none} if neg[t] else listed.get(t, set()) & everything
+        out.extend((t, has, x) for x in sorted(inside))
+    # (Every layer: the query reads a layer's rows, and binds gl:anySet, by the facts' conditions,
+    # whether or not a row of that layer was written.)
+    any_set = f"<{GL}anySet>"
+    out.extend((any_set, has, x) for x in sorted(set().union(*resources.values()) | {none}))
     return out
 
 
@@ -463,47 +513,83 @@ def app_classes(kg: KnowledgeGraph) -> bool:
     return not any(c.layer is Layer.app for cf in kg.facts for c in cf.when)
 
 
-def _classes(kg: KnowledgeGraph, out: list, node: dict) -> list:
-    """Apps whose every verdict triple, declared layer and official link is the same (the releases
-    of one line, mostly) become one class resource carrying those triples: ``x gl:appClass C``,
-    ``C gl:classLayer gl:app``. The query joins classes, not releases."""
+def class_layers(kg: KnowledgeGraph) -> tuple[Layer, ...]:
+    """The layers whose nodes the verdict graph writes as classes (``x gl:<layer>Class C``) and
+    the query joins as classes: GPUs always (the sets of rows that list GPUs list their
+    classes), apps where no condition reads the app layer."""
+    return (Layer.gpu, Layer.app) if app_classes(kg) else (Layer.gpu,)
+
+
+def class_predicate(layer: Layer) -> str:
+    """The local name of the predicate from a node to its class: gpuClass, appClass."""
+    return layer.value + "Class"
+
+
+_CLASS_PREFIX = {Layer.app: "c", Layer.gpu: "g", Layer.os: "o", Layer.arch: "a", Layer.toolkit: "t",
+                 Layer.framework: "f"}
+# Layers whose gl:officialLink the query reads (the upper layer of a required pair, in the rule
+# for a layer left out): a class of such a layer carries its members' links.
+_LINK_READERS = {upper for upper, _ in REQUIRED_PAIRS}
+
+
+def _classes(kg: KnowledgeGraph, out: list, node: dict, layer: Layer) -> list:
+    """Nodes of `layer` that no triple tells apart become one class resource carrying their
+    triples: the same verdict triples from them and to them (a GPU is the lower node of its
+    pairs and a member of the condition sets that list it), the same declared layers and,
+    where the query reads them, the same official links. The releases of one app line mostly
+    share a class; GPUs of one architecture that no fact names apart do. Each node gets
+    ``x gl:<layer>Class C``, the class ``C gl:classLayer gl:<layer>``; the query joins classes
+    and maps the answers back to their members."""
     from gpulane.graph.rdf import GL, KB, node_iri
 
-    apps = {node[a]: a for a in kg.by_layer[Layer.app]}
+    members = {node[x]: x for x in kg.by_layer[layer]}
     own: dict[str, list[tuple[str, str]]] = {}
+    into: dict[str, list[tuple[str, str]]] = {}
     rest = []
     for s, p, o in out:
-        if s in apps:
+        if s in members:
             own.setdefault(s, []).append((p, o))
+        elif o in members:
+            into.setdefault(o, []).append((s, p))
         else:
             rest.append((s, p, o))
-    links: dict[str, set[str]] = {}
-    for cf in kg.facts:
-        if not cf.positive or cf.status not in OFFICIAL_POSITIVE or cf.target.ids is None:
-            continue
-        if cf.subject_layer is Layer.app:
-            for a in cf.subjects:
-                links.setdefault(a, set()).update(o for o in cf.target.ids if o in kg.nodes)
-        elif cf.target.layer is Layer.app:
-            for a in cf.target.ids:
-                links.setdefault(a, set()).update(x for x in cf.subjects if x in kg.nodes)
+    # The query reads a class's official links only as "links to some node of layer L" (the
+    # rule for a layer left out): per member, one linked node per layer (the first by id).
+    links: dict[str, dict[Layer, str]] = {}
+    if layer in _LINK_READERS:
+        for cf in kg.facts:
+            if not cf.positive or cf.status not in OFFICIAL_POSITIVE or cf.target.ids is None:
+                continue
+            if cf.subject_layer is layer:
+                pairs = [(a, o) for a in cf.subjects for o in cf.target.ids]
+            elif cf.target.layer is layer:
+                pairs = [(a, x) for a in cf.target.ids for x in cf.subjects]
+            else:
+                continue
+            for a, o in pairs:
+                if o in kg.nodes and kg.nodes[o].layer is not layer:
+                    known = links.setdefault(a, {})
+                    o_layer = kg.nodes[o].layer
+                    if o_layer not in known or o < known[o_layer]:
+                        known[o_layer] = o
     classes: dict[tuple, str] = {}
-    for iri, a in sorted(apps.items()):
+    for iri, a in sorted(members.items()):
         n = kg.nodes[a]
-        key = (tuple(sorted(own.get(iri, ()))), tuple(sorted((k.value, v) for k, v in n.layers.items())),
-               tuple(sorted(links.get(a, ()))))
+        key = (tuple(sorted(set(own.get(iri, ())))), tuple(sorted(set(into.get(iri, ())))),
+               tuple(sorted((k.value, v) for k, v in n.layers.items())),
+               tuple(sorted(l.value for l in links.get(a, {}))))
         c = classes.get(key)
         if c is None:
-            c = classes[key] = f"<{KB}v/c{len(classes)}>"
-            rest.append((c, f"<{GL}classLayer>", f"<{GL}app>"))
+            c = classes[key] = f"<{KB}v/{_CLASS_PREFIX[layer]}{len(classes)}>"
+            rest.append((c, f"<{GL}classLayer>", f"<{GL}{layer.value}>"))
             rest += [(c, p, o) for p, o in key[0]]
-            for layer, kind in key[1]:
+            rest += [(s, p, c) for s, p in key[1]]
+            for declared, kind in key[2]:
                 prop = "notUsedLayer" if kind == "not_used" else "bundledLayer"
-                rest.append((c, f"<{GL}{prop}>", f"<{GL}{layer}>"))
-            for o in key[2]:
-                if kg.nodes[o].layer is not Layer.app:
-                    rest.append((c, f"<{GL}officialLink>", f"<{node_iri(o)}>"))
-        rest.append((iri, f"<{GL}appClass>", c))
+                rest.append((c, f"<{GL}{prop}>", f"<{GL}{declared}>"))
+            for o in sorted(links.get(a, {}).values()):
+                rest.append((c, f"<{GL}officialLink>", f"<{node_iri(o)}>"))
+        rest.append((iri, f"<{GL}{class_predicate(layer)}>", c))
     return rest
 
 

@@ -428,24 +428,31 @@ def _verdict_query(kg: KnowledgeGraph, plan: Plan) -> str:
     verdicts, joined per pair of layers on the path."""
     st, problem = plan.statement, plan.problem
     layers = [l for l in problem.scope if l is not Layer.driver]
-    from gpulane.graph.verdicts import app_classes
+    from gpulane.graph.verdicts import class_layers, class_predicate
 
     link = "gl:officialLink"
-    classes = app_classes(kg)
+    classes = class_layers(kg)
     branches = []
     any_bundles = _apps_bundle_toolkits(kg, problem.pins.get(Layer.app) or kg.by_layer[Layer.app])
     for shape in _shapes(kg, plan, layers):
         judged = all(shape.get(l) == "node" for l in (Layer.app, Layer.toolkit, Layer.arch))
         for bundled in ((False, True) if judged and any_bundles else (None,)):
             body = _VerdictBranch(kg, plan, layers, shape, [], link, bundled).render()
-            if body is not None and classes and shape.get(Layer.app) == "node":
-                # ?app binds app classes (gpulane.graph.verdicts: apps with the same verdicts);
-                # an answer names the apps of its class.
-                body = re.sub(r"\?app\b", "?appc", body)
-                if Layer.app in plan.project:
-                    body += "\n    ?app gl:appClass ?appc ."
-            if body is not None:
-                branches.append(body)
+            if body is None:
+                continue
+            for layer in classes:
+                if shape.get(layer) != "node":
+                    continue
+                # The layer's variable binds classes (gpulane.graph.verdicts: nodes that no
+                # verdict tells apart); an answer names the members of its class, and only
+                # the pinned ones where the layer is pinned.
+                var = _v(layer)
+                body = re.sub(rf"\{var}\b", f"{var}c", body)
+                if layer in plan.project:
+                    body += f"\n    {var} gl:{class_predicate(layer)} {var}c ."
+                    if layer in problem.pins:
+                        body += "\n    " + _values(kg, var, problem.pins[layer])
+            branches.append(body)
     head = ["PREFIX gl: <%s>" % GL, "",
             *_comment_lines(st.text),
             "# Runs on the export together with its verdict graph (gpulane export --verdicts).",
@@ -453,6 +460,11 @@ def _verdict_query(kg: KnowledgeGraph, plan: Plan) -> str:
     if not branches:
         return "\n".join(head + ["  FILTER(false)", "}", ""])
     return "\n".join(head + ["  {\n" + "\n  } UNION {\n".join(branches) + "\n  }", "}", ""])
+
+
+def _values(kg: KnowledgeGraph, var: str, ids) -> str:
+    """A VALUES clause binding `var` to these nodes."""
+    return f"VALUES {var} {{ " + " ".join(f"<{node_iri(i)}>" for i in sorted(ids) if i in kg.nodes) + " }"
 
 
 _SMALL_PIN = 32  # pins with more values (vendor = AMD: every AMD GPU) are joined last
@@ -471,9 +483,9 @@ class _VerdictBranch(_Branch):
 
         self._pass_kinds, self._predicate, self._read_layers = pass_kinds, predicate, read_layers
         self.inv = inv = inventory(self.kg)
-        from gpulane.graph.verdicts import app_classes
+        from gpulane.graph.verdicts import class_layers
 
-        self._classes = app_classes(self.kg)
+        self._classes = class_layers(self.kg)
         pins = self.problem.pins
         self.filters: list[str] = []
         if not self._possible():
@@ -511,16 +523,16 @@ class _VerdictBranch(_Branch):
             pending += tests
             bound |= {upper, lower}
             for test in [t for t in pending if t[1] <= bound]:
-                self.add(f"FILTER({test[0]})")
+                # One membership join per level: side by side, the store may join the sets'
+                # members with each other before the paths.
+                self._stage(bound, pending)
+                self.add(test[0])
                 pending.remove(test)
             if bundles and {Layer.app, Layer.toolkit} <= bound:
                 # Whether the app ships the toolkit: a hash join, as soon as both are bound.
                 self.add(bundles)
                 bundles = None
-            keep = [_v(l) for l in self.real if l in bound] + [a for t in pending for a in t[2]]
-            inner = ["  " + line for line in self.lines]
-            self.lines = [f"    {{ SELECT DISTINCT {' '.join(keep)} WHERE {{", *inner, "    } }"]
-        self.filters.extend(t[0] for t in pending)
+            self._stage(bound, pending)
         # Lookups whose variables every row binds are joins (a triple) and MINUS (hash joins)
         # rather than a correlated FILTER [NOT] EXISTS, which Oxigraph evaluates row by row.
         for layer in sorted(set(self.real) & set(pins) - small, key=lambda l: _RANK[l]):
@@ -529,12 +541,17 @@ class _VerdictBranch(_Branch):
             if layer not in pins:
                 if layer in bound:
                     pass  # a verdict join binds nodes of its own layers only
-                elif layer is Layer.app and self._classes:
-                    self.add("?app gl:classLayer gl:app .")
+                elif layer in self._classes:
+                    self.add(f"{_v(layer)} gl:classLayer gl:{layer.value} .")
                 else:
                     self.add(f"{_v(layer)} gl:layer gl:{layer.value} .")
                 if layer in inv.cpu:
                     self.add(f"MINUS {{ {_v(layer)} gl:cpuOnly true }}")
+        # The set tests of layers no required pair binds, now that every layer is bound.
+        for test in list(pending):
+            self._stage(set(self.real), pending)
+            self.add(test[0])
+            pending.remove(test)
         if bundles:  # (a MINUS after every variable it reads is bound)
             self.add(bundles)
         if not self._pseudo_rules():
@@ -560,10 +577,20 @@ class _VerdictBranch(_Branch):
                 self.add(f"BIND(<{PSEUDO[self.shape[layer]]}> AS {_v(layer)})")
         return "\n".join(self.lines)
 
+    def _stage(self, bound: set, pending: list) -> None:
+        """Fold what is written so far into a sub-select: DISTINCT over the path variables bound
+        and the set variables that membership joins still to come read."""
+        keep = [_v(l) for l in self.real if l in bound] + [a for t in pending for a in t[2]]
+        inner = ["  " + line for line in self.lines]
+        self.lines = [f"    {{ SELECT DISTINCT {' '.join(keep)} WHERE {{", *inner, "    } }"]
+
     def _pin_values(self, layer: Layer) -> str:
-        if layer is Layer.app and getattr(self, "_classes", False) and layer in self.problem.pins:
-            values = " ".join(f"<{node_iri(i)}>" for i in sorted(self.problem.pins[layer]) if i in self.kg.nodes)
-            return f"{{ SELECT DISTINCT ?app WHERE {{ VALUES ?appNode {{ {values} }} ?appNode gl:appClass ?app }} }} "
+        if layer in getattr(self, "_classes", ()) and layer in self.problem.pins:
+            from gpulane.graph.verdicts import class_predicate
+
+            var, node_var = _v(layer), f"{_v(layer)}Node"
+            return (f"{{ SELECT DISTINCT {var} WHERE {{ {_values(self.kg, node_var, self.problem.pins[layer])} "
+                    f"{node_var} gl:{class_predicate(layer)} {var} }} }} ")
         return super()._pin_values(layer)
 
     def _ratio(self, layer: Layer) -> float:
@@ -653,11 +680,12 @@ class _VerdictBranch(_Branch):
             return "toolkit-os" if carriers else "ok"
         return "ok" if self._required(upper, lower) else "pass"
 
-    def _member(self, layer: Layer, t: str, n: str) -> str:
-        """Whether the path's node of `layer` is in the set ?t (?n: whether ?t lists its complement)."""
+    def _member(self, layer: Layer, t: str) -> str:
+        """A join that holds where the path's node of `layer` is in the set ?t (``gl:has``:
+        the verdict graph spells each set's members out)."""
         if layer in self.real:
-            return f"({n} != EXISTS {{ {t} gl:in {_v(layer)} }})"
-        return f"({n} = true)"  # out of scope, or left out: a node no condition selects
+            return f"{t} gl:has {_v(layer)} ."
+        return f"{t} gl:has gl:none ."  # out of scope, or left out: a node no condition selects
 
     def _subsets(self, upper: Layer, lower: Layer) -> list[tuple[Layer, ...]]:
         read = self._read_layers(self.kg, upper, lower)
@@ -666,36 +694,53 @@ class _VerdictBranch(_Branch):
             out.append(tuple(l for i, l in enumerate(read) if mask >> i & 1))
         return out
 
-    def _rows(self, kind: str, upper: Layer, lower: Layer, p: str, subset):
-        """A row pattern of a profile ?p over a read-layer subset, its membership tests, the row
-        variable, and every variable the tests read."""
+    def _rows(self, kind: str, upper: Layer, lower: Layer, p: str, subset, bound) -> tuple[str, list]:
+        """A row pattern of a profile ?p over a read-layer subset, with the membership joins of
+        the layers in `bound` (and of those out of scope) inside it, and the (layer, set
+        variable) of the others, whose test waits until their layer is bound."""
         r = self.fresh("r")
         parts = [f"{p} gl:{self._predicate(kind, upper, lower, subset)} {r} . {r} gl:o {_v(lower)} ."]
-        tests, aux = [], [r]
+        waiting = []
         for layer in subset:
-            t, n = self.fresh("T"), self.fresh("N")
-            parts.append(f"{r} gl:c{_cap(layer)} {t} . {t} gl:neg {n} .")
-            tests.append(self._member(layer, t, n))
-            aux += [t, n]
-        return " ".join(parts), tests, r, aux
+            t = self.fresh("T")
+            parts.append(f"{r} gl:c{_cap(layer)} {t} .")
+            if layer in self.real and layer not in bound:
+                waiting.append((layer, t))
+            else:
+                parts.append(self._member(layer, t))
+        return " ".join(parts), waiting
 
     def _ok_union(self, upper: Layer, lower: Layer) -> tuple[str, list[tuple[str, set, list[str]]]]:
-        """The pairs that hold: plain verdicts, or rows; and the tests of the rows, each with
-        the layers and variables it reads."""
+        """The pairs that hold: plain verdicts, or rows; and the membership joins of the rows'
+        sets, each with the layer it reads and its set variable, written once that layer is
+        bound (after the union: inside it, a join would list every member of every set). In
+        an alternative that does not bind a set variable, it is ``gl:anySet`` (which has
+        every node), so that the join holds there."""
         pins = "".join(self._pin_values(l) for l in (upper, lower) if self._small(l))
         p = self.fresh("p")
         via = f"{_v(upper)} gl:{self._predicate('okVia', upper, lower)} {p} ."
-        alts = [f"{{ {pins}{via} {p} gl:{self._predicate('ok', upper, lower)} {_v(lower)} }}"]
-        tests = []
+        alts = [(f"{pins}{via} {p} gl:{self._predicate('ok', upper, lower)} {_v(lower)}", [])]
         for subset in self._subsets(upper, lower):
             p = self.fresh("p")
             via = f"{_v(upper)} gl:{self._predicate('okVia', upper, lower)} {p} ."
-            body, member, r, aux = self._rows("ok", upper, lower, p, subset)
-            alts.append(f"{{ {pins}{via} {body} }}")
-            # The test holds where this alternative did not bind the row (another one did).
-            tests.append((f"(!BOUND({r}) || (" + " && ".join(member) + "))", {l for l in subset if l in self.real},
-                          aux))
-        return " UNION ".join(alts), tests
+            body, waiting = self._rows("ok", upper, lower, p, subset, set())
+            alts.append((f"{pins}{via} {body}", waiting))
+        every = [t for _, waiting in alts for _, t in waiting]
+        written = []
+        for body, waiting in alts:
+            own = {t for _, t in waiting}
+            binds = "".join(f" BIND(gl:anySet AS {t})" for t in every if t not in own)
+            written.append(f"{{ {body}{binds} }}")
+        tests = [(self._member(layer, t), {layer}, [t]) for _, waiting in alts for layer, t in waiting]
+        return " UNION ".join(written), tests
+
+    def _row_holds(self, kind: str, upper: Layer, lower: Layer, subset) -> str:
+        """A pattern that holds where a row of the pair over these layers holds on the path (all
+        of its variables bound: in an EXISTS, index lookups)."""
+        p = self.fresh("p")
+        via = f"{_v(upper)} gl:{self._predicate(kind + 'Via', upper, lower)} {p} ."
+        body, _ = self._rows(kind, upper, lower, p, subset, set(self.real))
+        return f"{via} {body}"
 
     def _pass_pair(self, upper: Layer, lower: Layer) -> str:
         """An optional pair: never a stated failure; where it fails in some contexts, a row holds."""
@@ -710,11 +755,8 @@ class _VerdictBranch(_Branch):
         p, v = via()
         mixed = self.fresh("mixed")
         self.add(f"OPTIONAL {{ {v} {p} gl:{self._predicate('mixed', upper, lower)} {_v(lower)} BIND(true AS {mixed}) }}")
-        held = [f"!BOUND({mixed})"]
-        for subset in self._subsets(upper, lower):
-            p, v = via()
-            body, member, _, _ = self._rows("pass", upper, lower, p, subset)
-            held.append(f"EXISTS {{ {v} {body} FILTER({' && '.join(member)}) }}")
+        held = [f"!BOUND({mixed})"] + [f"EXISTS {{ {self._row_holds('pass', upper, lower, subset)} }}"
+                                       for subset in self._subsets(upper, lower)]
         return "(" + " || ".join(held) + ")"
 
     def _toolkit_os(self) -> None:
@@ -727,8 +769,11 @@ class _VerdictBranch(_Branch):
                 carried.append(f"BOUND({flag})")
         if not carried:
             raise AssertionError("toolkit–os without a carrier is a required pair")
-        union, tests = self._ok_union(Layer.toolkit, Layer.os)
-        ok = f"EXISTS {{ {union} FILTER({' && '.join(t[0] for t in tests) or 'true'}) }}"
+        p = self.fresh("p")
+        alts = [f"{{ ?toolkit gl:okViaToolkitOs {p} . {p} gl:okToolkitOs ?os }}"]
+        alts += [f"{{ {self._row_holds('ok', Layer.toolkit, Layer.os, subset)} }}"
+                 for subset in self._subsets(Layer.toolkit, Layer.os)]
+        ok = f"EXISTS {{ {' UNION '.join(alts)} }}"
         self._vendor_rule(Layer.toolkit, Layer.os)
         passing = self._pass_pair(Layer.toolkit, Layer.os) if (Layer.toolkit, Layer.os) in self.inv.spoken else "true"
         any_carried = " || ".join(carried)
@@ -746,20 +791,15 @@ class _VerdictBranch(_Branch):
                 continue
             iv, lo, hi = self.fresh("iv"), self.fresh("lo"), self.fresh("hi")
             alts = [f"{{ {_v(layer)} gl:driverIv {iv} }}"]
-            tests = []
             for subset in subsets:
                 r = self.fresh("r")
                 parts = [f"{_v(layer)} gl:driverOn{''.join(_cap(l) for l in subset)} {r} . "
                          f"{r} gl:iv {iv} ."]
-                member = []
                 for l in subset:
-                    t, n = self.fresh("T"), self.fresh("N")
-                    parts.append(f"{r} gl:c{_cap(l)} {t} . {t} gl:neg {n} .")
-                    member.append(self._member(l, t, n))
+                    t = self.fresh("T")
+                    parts.append(f"{r} gl:c{_cap(l)} {t} . {self._member(l, t)}")
                 alts.append("{ " + " ".join(parts) + " }")
-                tests.append(f"(!BOUND({r}) || (" + " && ".join(member) + "))")
-            cond = f" FILTER({' && '.join(tests)})" if tests else ""
-            lows.append((layer, f"OPTIONAL {{ {' UNION '.join(alts)} {iv} gl:lo {lo} ; gl:hi {hi} .{cond} }}", lo, hi))
+            lows.append((layer, f"OPTIONAL {{ {' UNION '.join(alts)} {iv} gl:lo {lo} ; gl:hi {hi} . }}", lo, hi))
         if not lows:
             return
         # One stage per node: the running intersection (one interval per choice made so far),
