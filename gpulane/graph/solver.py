@@ -119,11 +119,12 @@ class Path:
     def verdict(self) -> str:
         """not_supported, unknown, builds_only (only a build list speaks for some pair where a
         support statement is silent), or supported."""
-        if any(e.verdict == "no" for e in self.edges):
+        verdicts = {e.verdict for e in self.edges}  # one pass: a find reads this per answer
+        if "no" in verdicts:
             return "not_supported"
-        if any(e.verdict == "unknown" for e in self.edges):
+        if "unknown" in verdicts:
             return "unknown"
-        if any(e.verdict == "builds_only" for e in self.edges):
+        if "builds_only" in verdicts:
             return "builds_only"
         return "supported"
 
@@ -619,7 +620,12 @@ class Solver:
             if len(queued) == 1:
                 pair = next(iter(queued))
             else:
-                pair = min(queued, key=lambda p: (min(size(p[0]), size(p[1])), cost(p), _PAIR_RANK[p]))
+                # The least (smaller side, cost, rank): the cost is walked only among the pairs
+                # whose smaller side is the smallest.
+                sizes = {layer: len(real[layer]) + len(pseudo[layer]) for layer in touching}
+                smallest = min(min(sizes[u], sizes[l]) for u, l in queued)
+                tied = [p for p in queued if min(sizes[p[0]], sizes[p[1]]) == smallest]
+                pair = tied[0] if len(tied) == 1 else min(tied, key=lambda p: (cost(p), _PAIR_RANK[p]))
             upper, lower = pair
             queued.discard(pair)
             before = (size(upper), size(lower))
@@ -990,21 +996,27 @@ class Solver:
         """`evaluate` for a path that differs from `like` only at layer `changed`, in the same
         class (see `evaluate`): `like`'s pseudo-layer edges, its edges between other layers and,
         where the changed node states no driver requirement, its driver range are taken over;
-        the changed node's own pairs are judged. The steps are worked out once per `like`."""
-        steps = like.__dict__.get("_like_steps")
-        if steps is None:  # (upper, lower, edge to take over or None to judge), in evaluate's order
+        the changed node's own pairs are judged, but for those nothing can speak about
+        (`_silent_pair`). The steps are worked out once per `like`."""
+        found = like.__dict__.get("_like_steps")
+        if found is None:
             kept = {(e.upper, e.lower): e for e in like.edges if e.upper is not e.lower and e.lower is not Layer.driver}
-            steps = []
+            steps = []  # (upper, lower, edge to take over or None to judge), in evaluate's order
             for upper, lower in self._pairs_in(problem.scope):
                 a, b = like.values.get(upper), like.values.get(lower)
                 if a is None or b is None or a[:1] == "~" or b[:1] == "~":
                     continue
                 if upper is changed or lower is changed:
+                    if (upper, lower) not in kept and self._silent_pair(upper, a, lower, b, like.values, problem, partial):
+                        continue  # no fact speaks about the pair, for any node of the class
                     steps.append((upper, lower, None))
                 elif (upper, lower) in kept:
                     steps.append((upper, lower, kept[(upper, lower)]))
-            like.__dict__["_like_steps"] = steps
-        edges = [e for e in like.edges if e.upper is e.lower]  # pseudo layers: the same owners
+            found = like.__dict__["_like_steps"] = (
+                [e for e in like.edges if e.upper is e.lower],  # pseudo layers: the same owners
+                steps, [e for e in like.edges if e.lower is Layer.driver])
+        pseudo_edges, steps, driver_edges = found
+        edges = list(pseudo_edges)
         for upper, lower, kept_edge in steps:
             if kept_edge is not None:
                 edges.append(kept_edge)
@@ -1012,16 +1024,37 @@ class Solver:
             e = self._judge_pair(upper, values[upper], lower, values[lower], values, problem, partial)
             if e is not None:
                 edges.append(e)
-        if not self.kg.by_subject.get((values[changed], Layer.driver)):
+        if (values[changed], Layer.driver) not in self.kg.by_subject:
             # The changed node states no driver requirement of its own, and no fact tells it
             # from `like`'s: the other nodes' requirements apply alike, so the range is the same.
             drange, dfacts = like.driver_range, like.driver_facts
-            edges.extend(e for e in like.edges if e.lower is Layer.driver)
+            edges.extend(driver_edges)
         else:
             drange, dfacts, dedges = self._driver(values, problem)
             edges.extend(dedges)
         return Path(dict(values), dict(like.skipped_by), drange, dfacts, edges,
                     problem.driver.text if problem.driver else None)
+
+    def _silent_pair(self, upper: Layer, a: str, lower: Layer, b: str, values: dict[Layer, str], problem: Problem,
+                     partial: bool) -> bool:
+        """Whether `_judge_pair` gives no edge for (a, b) because nothing can speak about the
+        pair: it is not required, neither node declares the other's layer unused, no fact of
+        either node on the other's layer (conditional or not) and no override exists, and the
+        vendors do not clash. Everything read here is the same for every GPU of a class
+        (`_gpu_class`: no declared layers, only own `has_arch` facts, the same compute vendor,
+        the same roles in the facts that name it), so a class member's pair with the same other
+        node is silent too and `_evaluate_like` need not judge it."""
+        if upper is Layer.toolkit and lower is Layer.arch:
+            return False  # judged by the path's app where it bundles the toolkit
+        nodes, kg = self.kg.nodes, self.kg
+        if lower in nodes[a].layers or upper in nodes[b].layers:
+            return False
+        if self._required(upper, lower, values, partial, problem.scope):
+            return False
+        if (a, lower) in self._conditional or (b, upper) in self._conditional:
+            return False
+        return (a, lower) not in kg.by_subject and (b, upper) not in kg.by_subject \
+            and a not in kg.overrides and b not in kg.overrides and not self._vendor_mismatch(a, b)
 
     def _driver(self, values: dict[Layer, str], problem: Problem):
         """Intersect the driver requirements of the path's nodes; check the pinned driver."""
@@ -1777,13 +1810,14 @@ class Solver:
         re-evaluated with its own node (and searched for in full should that ever fail)."""
         key = None
         if classes is not None and not problem.lenient:
-            on_path = classes.get(None)
-            if on_path is None:
+            found = classes.get(None)
+            if found is None:
                 # Only facts about a node that can be on a path are ever weighed.
-                on_path = classes[None] = frozenset(v for values in base.values() for v in values)
-            key = self._combo_class(project, combo, on_path)
-            if key in classes:
-                first = classes[key]
+                on_path = frozenset(v for values in base.values() for v in values)
+                found = classes[None] = (on_path, self._gpu_keys(on_path))
+            key = self._combo_class(project, combo, *found)
+            first = classes.get(key, _MISSING)
+            if first is not _MISSING:
                 if first is None:
                     return None
                 values = dict(first.values)
@@ -1800,21 +1834,26 @@ class Solver:
             classes[key] = path
         return path
 
-    def _combo_class(self, project: list[Layer], combo: tuple[str, ...], on_path: frozenset[str]) -> tuple:
+    def _gpu_keys(self, on_path: frozenset[str]) -> dict[str, object]:
+        """GPU → its class key (`_combo_class`) among the facts `on_path` can weigh, filled as
+        GPUs are met. Remembered per set of nodes that can be on a path (the same for a question
+        asked again), so a GPU's roles are worked out once for it."""
+        remembered = self.__dict__.setdefault("_gpu_keys_memo", {})
+        keys = remembered.get(on_path)
+        if keys is None:
+            if len(remembered) >= 8:  # a long-lived process (gpulane serve) keeps the newest few
+                del remembered[next(iter(remembered))]
+            keys = remembered[on_path] = {}
+        return keys
+
+    def _combo_class(self, project: list[Layer], combo: tuple[str, ...], on_path: frozenset[str],
+                     keys: dict[str, object]) -> tuple:
         """A combination with each GPU replaced by its class (`_gpu_class`) among the facts whose
-        subject can be on a path (`on_path`: every value of the search's domains); the search
-        never weighs a fact about any other node."""
+        subject can be on a path (`on_path`: every value of the search's domains; `keys` is
+        `_gpu_keys(on_path)`); the search never weighs a fact about any other node."""
         key = []
         for layer, c in zip(project, combo):
             if layer is Layer.gpu:
-                # Remembered per set of nodes that can be on a path (the same for a question
-                # asked again), so a GPU's roles are worked out once for it.
-                remembered = self.__dict__.setdefault("_gpu_keys", {})
-                keys = remembered.get(on_path)
-                if keys is None:
-                    if len(remembered) >= 8:  # a long-lived process (gpulane serve) keeps the newest few
-                        del remembered[next(iter(remembered))]
-                    keys = remembered[on_path] = {}
                 found = keys.get(c)
                 if found is None:
                     own, named = self._gpu_class(c)
