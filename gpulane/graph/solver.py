@@ -590,54 +590,71 @@ class Solver:
     def _arc_sets(self, real: dict, pseudo: dict, table, changed: set[Layer] | None) -> bool:
         """Arc consistency over the required pairs (as `propagate`) on sets, in place: False
         where some layer empties."""
-        pairs = [(u, l) for (u, l) in REQUIRED_PAIRS if u in real and l in real and (u, l) != (Layer.toolkit, Layer.os)]
-        touching: dict[Layer, list[tuple[Layer, Layer]]] = {}
-        for pair in pairs:
-            for layer in pair:
-                touching.setdefault(layer, []).append(pair)
-
-        def size(layer: Layer) -> int:
-            return len(real[layer]) + len(pseudo[layer])
+        pairs, touching = self._arc_pairs(frozenset(real))
+        sizes = {layer: len(real[layer]) + len(pseudo[layer]) for layer in touching}
 
         def cost(pair: tuple[Layer, Layer]) -> int:
             """About what revising the pair walks: the links of its smaller side (up to the size
             of the larger one), so that a pin with few links (app = X) goes before one that
             links to a whole layer (an OS every build runs on)."""
             upper, lower = pair
-            small, big = (upper, lower) if size(upper) <= size(lower) else (lower, upper)
-            if size(small) > 64:
-                return size(big)
+            small, big = (upper, lower) if sizes[upper] <= sizes[lower] else (lower, upper)
+            cap = sizes[big]
+            if sizes[small] > 64:
+                return cap
             links = table.get((small, big), {})
-            cap, total = size(big), 0
+            total = 0
             for v in real[small]:
                 total += len(links.get(v, ()))
                 if total >= cap:
                     return cap
             return total
 
-        queued = {p for p in pairs if changed is None or p[0] in changed or p[1] in changed}
+        if changed is None:
+            queued = set(pairs)
+        else:
+            queued = {pair for layer in changed for pair in touching.get(layer, ())}
         while queued:
             if len(queued) == 1:
-                pair = next(iter(queued))
+                pair = queued.pop()
             else:
                 # The least (smaller side, cost, rank): the cost is walked only among the pairs
                 # whose smaller side is the smallest.
-                sizes = {layer: len(real[layer]) + len(pseudo[layer]) for layer in touching}
-                smallest = min(min(sizes[u], sizes[l]) for u, l in queued)
-                tied = [p for p in queued if min(sizes[p[0]], sizes[p[1]]) == smallest]
+                smallest, tied = None, []
+                for p in queued:
+                    side = min(sizes[p[0]], sizes[p[1]])
+                    if smallest is None or side < smallest:
+                        smallest, tied = side, [p]
+                    elif side == smallest:
+                        tied.append(p)
                 pair = tied[0] if len(tied) == 1 else min(tied, key=lambda p: (cost(p), _PAIR_RANK[p]))
+                queued.discard(pair)
             upper, lower = pair
-            queued.discard(pair)
-            before = (size(upper), size(lower))
             self._revise_sets(upper, lower, real, pseudo, table)
-            if not size(upper) or not size(lower):
-                return False
-            for layer, n in ((upper, before[0]), (lower, before[1])):
-                if size(layer) != n:
-                    for other in touching[layer]:
-                        if other != pair:
-                            queued.add(other)
+            for layer in pair:
+                n = len(real[layer]) + len(pseudo[layer])
+                if not n:
+                    return False
+                if n != sizes[layer]:
+                    sizes[layer] = n
+                    queued.update(touching[layer])
+            queued.discard(pair)  # consistent now: a revision leaves its own pair consistent
         return True
+
+    def _arc_pairs(self, layers: frozenset[Layer]) -> tuple[tuple[tuple[Layer, Layer], ...], dict]:
+        """The required pairs `_arc_sets` revises among `layers` (toolkit -> os aside, see
+        `propagate`), and the pairs touching each layer (once per set of layers)."""
+        memo = self.__dict__.setdefault("_arc_pairs_memo", {})
+        found = memo.get(layers)
+        if found is None:
+            pairs = tuple((u, l) for (u, l) in REQUIRED_PAIRS
+                          if u in layers and l in layers and (u, l) != (Layer.toolkit, Layer.os))
+            touching: dict[Layer, tuple[tuple[Layer, Layer], ...]] = {}
+            for pair in pairs:
+                for layer in pair:
+                    touching[layer] = touching.get(layer, ()) + (pair,)
+            found = memo[layers] = (pairs, touching)
+        return found
 
     # Probe each value of a layer when it has at most this many (and the GPU layer more).
     PROBE_AT_MOST = 64
@@ -658,10 +675,17 @@ class Solver:
         gpus = len(real.get(Layer.gpu, ()))
         if values is None or len(values) < 2 or len(values) > self.PROBE_AT_MOST or gpus <= len(values):
             return True
+        # A layer that only one pair touches (the GPUs, below the architectures) cannot empty
+        # another in a trial: starting from a fixpoint, each value it supports keeps a linked
+        # value of it, which the revision keeps. The trials leave such layers out.
+        _, touching = self._arc_pairs(frozenset(real))
+        leaves = {l for l, ps in touching.items() if len(ps) == 1 and l is not layer}
+        trial_base = {l: vals for l, vals in real.items() if l not in leaves}
+        trial_pseudo_base = {l: vals for l, vals in pseudo.items() if l not in leaves}
         kept = set()
         for v in values:
-            trial_real = {**real, layer: {v}}
-            trial_pseudo = {**pseudo, layer: set()}
+            trial_real = {**trial_base, layer: {v}}
+            trial_pseudo = {**trial_pseudo_base, layer: set()}
             if self._arc_sets(trial_real, trial_pseudo, table, {layer}):
                 kept.add(v)
         if len(kept) == len(values):
