@@ -581,6 +581,8 @@ class Solver:
         empty = not self._arc_sets(real, pseudo, table, None)
         if not empty and probe is not None:
             empty = not self._probed(probe, real, pseudo, table)
+        if not empty:
+            empty = not self._narrow_leaves(real, pseudo, table)
         out = {}
         for layer in layers:
             values = [*real[layer], *pseudo[layer]]
@@ -589,8 +591,17 @@ class Solver:
 
     def _arc_sets(self, real: dict, pseudo: dict, table, changed: set[Layer] | None) -> bool:
         """Arc consistency over the required pairs (as `propagate`) on sets, in place: False
-        where some layer empties."""
-        pairs, touching = self._arc_pairs(frozenset(real))
+        where some layer empties.
+
+        A leaf layer (`_arc_pairs`: one pair touches it, from above) is left as it is, for
+        `_narrow_leaves`: its neighbour is revised against it once, and no later revision
+        changes that, since every value of the neighbour that stays keeps a linked leaf value
+        that links to it. Narrowing the leaf once at the end, against the neighbour's last
+        values, gives the fixpoint's leaf, without the leaf's walks as the neighbour shrinks
+        (the GPUs of every architecture an app, an OS and a vendor leave, before the probe
+        leaves a few)."""
+        pairs, touching, leaf_pairs = self._arc_pairs(frozenset(real))
+        revised_leaves = set()
         sizes = {layer: len(real[layer]) + len(pseudo[layer]) for layer in touching}
 
         def cost(pair: tuple[Layer, Layer]) -> int:
@@ -630,7 +641,13 @@ class Solver:
                 pair = tied[0] if len(tied) == 1 else min(tied, key=lambda p: (cost(p), _PAIR_RANK[p]))
                 queued.discard(pair)
             upper, lower = pair
-            self._revise_sets(upper, lower, real, pseudo, table)
+            if pair in leaf_pairs:
+                if pair in revised_leaves:
+                    continue  # the leaf has not changed: the neighbour's values keep their links
+                revised_leaves.add(pair)
+                self._revise_sets(upper, lower, real, pseudo, table, narrow_lower=False)
+            else:
+                self._revise_sets(upper, lower, real, pseudo, table)
             for layer in pair:
                 n = len(real[layer]) + len(pseudo[layer])
                 if not n:
@@ -641,9 +658,10 @@ class Solver:
             queued.discard(pair)  # consistent now: a revision leaves its own pair consistent
         return True
 
-    def _arc_pairs(self, layers: frozenset[Layer]) -> tuple[tuple[tuple[Layer, Layer], ...], dict]:
+    def _arc_pairs(self, layers: frozenset[Layer]) -> tuple[tuple[tuple[Layer, Layer], ...], dict, frozenset]:
         """The required pairs `_arc_sets` revises among `layers` (toolkit -> os aside, see
-        `propagate`), and the pairs touching each layer (once per set of layers)."""
+        `propagate`), the pairs touching each layer, and the leaf pairs: those whose lower layer
+        no other pair touches (the GPUs below the architectures). Once per set of layers."""
         memo = self.__dict__.setdefault("_arc_pairs_memo", {})
         found = memo.get(layers)
         if found is None:
@@ -653,7 +671,8 @@ class Solver:
             for pair in pairs:
                 for layer in pair:
                     touching[layer] = touching.get(layer, ()) + (pair,)
-            found = memo[layers] = (pairs, touching)
+            leaf_pairs = frozenset(pair for pair in pairs if touching[pair[1]] == (pair,))
+            found = memo[layers] = (pairs, touching, leaf_pairs)
         return found
 
     # Probe each value of a layer when it has at most this many (and the GPU layer more).
@@ -672,13 +691,13 @@ class Solver:
         it keeps in the same order). It pays where many GPUs share few architectures: each GPU
         no longer costs a search, only the architectures do."""
         values = real.get(layer)
-        gpus = len(real.get(Layer.gpu, ()))
-        if values is None or len(values) < 2 or len(values) > self.PROBE_AT_MOST or gpus <= len(values):
+        if values is None or len(values) < 2 or len(values) > self.PROBE_AT_MOST \
+                or self._leaf_size(Layer.gpu, real, pseudo, table, len(values)) <= len(values):
             return True
         # A layer that only one pair touches (the GPUs, below the architectures) cannot empty
         # another in a trial: starting from a fixpoint, each value it supports keeps a linked
         # value of it, which the revision keeps. The trials leave such layers out.
-        _, touching = self._arc_pairs(frozenset(real))
+        _, touching, _ = self._arc_pairs(frozenset(real))
         leaves = {l for l, ps in touching.items() if len(ps) == 1 and l is not layer}
         trial_base = {l: vals for l, vals in real.items() if l not in leaves}
         trial_pseudo_base = {l: vals for l, vals in pseudo.items() if l not in leaves}
@@ -693,8 +712,29 @@ class Solver:
         real[layer] = kept
         return bool(kept or pseudo[layer]) and self._arc_sets(real, pseudo, table, {layer})
 
-    def _revise_sets(self, upper: Layer, lower: Layer, real: dict, pseudo: dict, table) -> None:
-        """`_revise` on sets, in place: each side joined from whichever side costs less to walk."""
+    def _leaf_size(self, layer: Layer, real: dict, pseudo: dict, table, cap: int) -> int:
+        """How many real values `layer` holds once `_narrow_leaves` has narrowed it (where it is
+        a leaf), counted up to cap + 1."""
+        values = real.get(layer, ())
+        if len(values) <= cap:
+            return len(values)
+        _, _, leaf_pairs = self._arc_pairs(frozenset(real))
+        upper = next((u for u, l in leaf_pairs if l is layer), None)
+        if upper is None or pseudo[upper]:
+            return len(values)
+        links, seen = table.get((upper, layer), {}), set()
+        for x in real[upper]:
+            for y in links.get(x, ()):
+                if y in values:
+                    seen.add(y)
+            if len(seen) > cap:
+                break
+        return len(seen)
+
+    def _revise_sets(self, upper: Layer, lower: Layer, real: dict, pseudo: dict, table,
+                     narrow_lower: bool = True) -> None:
+        """`_revise` on sets, in place: each side joined from whichever side costs less to walk
+        (the lower side only with `narrow_lower`)."""
         nodes = self.kg.nodes
         fwd, back = table.get((upper, lower), {}), table.get((lower, upper), {})
         us, ls = real[upper], real[lower]
@@ -707,11 +747,31 @@ class Solver:
             lower_pseudo = pseudo[lower]
             kept.update(x for x in decl_here if _pseudo_for(nodes[x].layers[lower]) in lower_pseudo)
         real[upper] = kept
+        if narrow_lower:
+            self._narrow_lower(upper, lower, real, pseudo, table)
+
+    def _narrow_lower(self, upper: Layer, lower: Layer, real: dict, pseudo: dict, table) -> None:
+        """The lower half of `_revise_sets`, in place: the values of `lower` that a value of
+        `upper` links to, and the pseudo values one of them declares."""
         if pseudo[upper]:
             return  # a pseudo value above supports every value below (it is always kept)
-        declared = {_pseudo_for(nodes[x].layers[lower]) for x in decl_here if x in kept} if decl_here else set()
+        us = real[upper]
+        decl = self._declaring_layer(upper, lower)
+        decl_here = (us & decl) if decl else ()
+        nodes = self.kg.nodes
+        declared = {_pseudo_for(nodes[x].layers[lower]) for x in decl_here} if decl_here else set()
         pseudo[lower] = {y for y in pseudo[lower] if y in declared}
-        real[lower] = _linked(ls, kept, back, fwd)
+        real[lower] = _linked(real[lower], us, table.get((lower, upper), {}), table.get((upper, lower), {}))
+
+    def _narrow_leaves(self, real: dict, pseudo: dict, table) -> bool:
+        """Narrow the leaf layers that `_arc_sets` leaves for last against their one neighbour
+        (in place, once): False where one empties."""
+        _, _, leaf_pairs = self._arc_pairs(frozenset(real))
+        for upper, lower in leaf_pairs:
+            self._narrow_lower(upper, lower, real, pseudo, table)
+            if not real[lower] and not pseudo[lower]:
+                return False
+        return True
 
     def _against_pins(self, problem: Problem, doms: dict[Layer, list[str]]) -> dict[Layer, list[str]]:
         """Drop values that an applicable fact rules out against every pinned value of another
