@@ -1085,7 +1085,10 @@ class Solver:
         found = like.__dict__.get("_like_steps")
         if found is None:
             kept = {(e.upper, e.lower): e for e in like.edges if e.upper is not e.lower and e.lower is not Layer.driver}
-            steps = []  # (upper, lower, edge to take over or None to judge), in evaluate's order
+            # In evaluate's order: runs of edges to take over, each followed by a pair to judge
+            # (None after the last run).
+            segments: list[tuple[list[Edge], tuple[Layer, Layer] | None]] = []
+            run: list[Edge] = []
             for upper, lower in self._pairs_in(problem.scope):
                 a, b = like.values.get(upper), like.values.get(lower)
                 if a is None or b is None or a[:1] == "~" or b[:1] == "~":
@@ -1093,21 +1096,23 @@ class Solver:
                 if upper is changed or lower is changed:
                     if (upper, lower) not in kept and self._silent_pair(upper, a, lower, b, like.values, problem, partial):
                         continue  # no fact speaks about the pair, for any node of the class
-                    steps.append((upper, lower, None))
+                    segments.append((run, (upper, lower)))
+                    run = []
                 elif (upper, lower) in kept:
-                    steps.append((upper, lower, kept[(upper, lower)]))
+                    run.append(kept[(upper, lower)])
+            segments.append((run, None))
             found = like.__dict__["_like_steps"] = (
                 [e for e in like.edges if e.upper is e.lower],  # pseudo layers: the same owners
-                steps, [e for e in like.edges if e.lower is Layer.driver])
-        pseudo_edges, steps, driver_edges = found
+                segments, [e for e in like.edges if e.lower is Layer.driver])
+        pseudo_edges, segments, driver_edges = found
         edges = list(pseudo_edges)
-        for upper, lower, kept_edge in steps:
-            if kept_edge is not None:
-                edges.append(kept_edge)
-                continue
-            e = self._judge_pair(upper, values[upper], lower, values[lower], values, problem, partial)
-            if e is not None:
-                edges.append(e)
+        for run, judged in segments:
+            edges += run
+            if judged is not None:
+                upper, lower = judged
+                e = self._judge_pair(upper, values[upper], lower, values[lower], values, problem, partial)
+                if e is not None:
+                    edges.append(e)
         if (values[changed], Layer.driver) not in self.kg.by_subject:
             # The changed node states no driver requirement of its own, and no fact tells it
             # from `like`'s: the other nodes' requirements apply alike, so the range is the same.
@@ -2037,9 +2042,8 @@ class Solver:
             return []
         answers = []
         classes: dict = {}
-        for combo in product(*(base[l] for l in project)):
-            if any(is_pseudo(c) for c in combo):
-                continue
+        # Combinations with a pseudo value are no answers: left out of the product.
+        for combo in product(*([v for v in base[l] if v[:1] != "~"] for l in project)):
             if deadline is not None and time.perf_counter() > deadline:
                 break
             witness = self.witness(problem, project, base, combo, deadline, classes)
