@@ -2111,13 +2111,19 @@ def _gaps(path: Path) -> int:
     return sum(e.verdict in _LENIENT_VERDICTS for e in path.edges)
 
 
+# About how many links `_linked` gathers (set unions in C) for the cost of walking one value
+# (a Python step with a lookup and a set test).
+_GATHER_PER_WALK = 4
+
+
 def _linked(values, others, links, back) -> set[str] | frozenset[str]:
     """The values with a link (in `links`, whose reverse is `back`) to one of `others`: walked
-    from `values` or gathered from `others`' reverse links, whichever is shorter."""
+    from `values` or gathered from `others`' reverse links, whichever is cheaper (a link
+    gathered costs a set operation in C, a value walked a step of Python: `_GATHER_PER_WALK`)."""
     if not values or not others:
         return frozenset()
-    budget = len(values)
-    if len(others) < budget:
+    budget = len(values) * _GATHER_PER_WALK
+    if len(others) < len(values):
         total = 0
         for y in others:
             total += len(back.get(y, ()))
