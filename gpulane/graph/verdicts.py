@@ -608,6 +608,9 @@ class Inventory:
     declared: frozenset  # (layer of a node, layer it declares unused or bundled)
     carriers: frozenset  # layers whose nodes have built_with / bundles facts on toolkits
     drivers: frozenset  # layers whose nodes have driver requirements
+    # layers whose nodes' driver requirements may depend on the path (a condition on another
+    # layer): only their nodes can have gl:driverOn<Layers> rows; the others have gl:driverIv only
+    path_drivers: frozenset
     cpu: frozenset  # layers with CPU-only nodes
     vendors: frozenset  # layers with nodes of a known GPU vendor
 
@@ -616,7 +619,7 @@ def inventory(kg: KnowledgeGraph) -> Inventory:
     found = kg.__dict__.get("_verdict_inventory")
     if found is not None:
         return found
-    linked, spoken, carriers, drivers = set(), set(), set(), set()
+    linked, spoken, carriers, drivers, path_drivers = set(), set(), set(), set(), set()
     for cf in kg.facts:
         a, b = cf.subject_layer, cf.target.layer
         key = (a, b) if _RANK[a] > _RANK[b] else (b, a)
@@ -627,6 +630,8 @@ def inventory(kg: KnowledgeGraph) -> Inventory:
             carriers.add(a)
         if b is Layer.driver and cf.positive and cf.status in OFFICIAL_POSITIVE and cf.target.drivers is not None:
             drivers.add(a)
+            if any(c.layer not in (a, Layer.driver) for c in cf.when):
+                path_drivers.add(a)
     declared, cpu, vendors = set(), set(), set()
     for n in kg.nodes.values():
         for layer in n.layers:
@@ -637,5 +642,5 @@ def inventory(kg: KnowledgeGraph) -> Inventory:
             vendors.add(n.layer)
     found = kg.__dict__["_verdict_inventory"] = Inventory(
         frozenset(linked), frozenset(spoken), frozenset(declared), frozenset(carriers), frozenset(drivers),
-        frozenset(cpu), frozenset(vendors))
+        frozenset(path_drivers), frozenset(cpu), frozenset(vendors))
     return found
