@@ -186,6 +186,52 @@ def test_a_bundled_toolkit_is_judged_by_the_app_in_sparql_too(tmp_path):
         assert _oxigraph(store, to_sparql(kg, plan), plan) == expected, text
 
 
+# A driver requirement that depends on the path (the runtime needs a newer driver on Linux A,
+# none elsewhere) against one that does not (the older architecture's ceiling): the SPARQL folds the plain ones in
+# one stage and the path's one in a stage of its own, dropping the layers no later stage reads.
+DRIVER_KB = {
+    "kb.yaml": """
+sources:
+  - {id: s, url: "https://example.org/s", publisher: P, title: T, version: "1", reviewed: 2026-11-30}
+nodes:
+  - {id: g-a, layer: gpu, name: Card A, vendor: amd, source: s}
+  - {id: g-b, layer: gpu, name: Card B, vendor: amd, source: s}
+  - {id: gfx1100, layer: arch, name: gfx1100, vendor: amd, llvm_target: gfx1100, source: s}
+  - {id: gfx1030, layer: arch, name: gfx1030, vendor: amd, llvm_target: gfx1030, source: s}
+  - {id: linux-a, layer: os, name: Some Linux A, family: somelinux, version: "1", platform: linux, source: s}
+  - {id: linux-b, layer: os, name: Other Linux B, family: otherlinux, version: "1", platform: linux, source: s}
+  - {id: rt-1, layer: toolkit, name: Runtime 1.0, vendor: amd, family: runtime, version: 1.0.0, source: s}
+facts:
+  - {id: a, relation: has_arch, subject: g-a, object: gfx1100, source: s}
+  - {id: b, relation: has_arch, subject: g-b, object: gfx1030, source: s}
+  - {id: rt-arch, relation: supports, subject: rt-1, object: [gfx1100, gfx1030], source: s}
+  - {id: rt-os, relation: supports, subject: rt-1, object: [linux-a, linux-b], source: s}
+  - {id: rt-driver-a, relation: requires, subject: rt-1, object: {layer: driver, version: ">=600"}, when: {os: linux-a}, source: s}
+  - {id: old-ceiling, relation: requires, subject: gfx1030, object: {layer: driver, version: "<550"}, source: s}
+""",
+}
+
+
+def test_driver_requirements_that_depend_on_the_path_in_sparql_too(tmp_path):
+    from tests.conftest import write_kb
+    from gpulane.api import build_graph
+    from gpulane.graph.verdicts import inventory
+
+    kg = build_graph(write_kb(tmp_path, DRIVER_KB))
+    assert Layer.toolkit in inventory(kg).path_drivers and Layer.arch not in inventory(kg).path_drivers
+    store = _store(kg)
+    cases = {'find os where gpu = "Card B" and toolkit = "Runtime 1.0"': ["linux-b"],
+             'find os where gpu = "Card A" and toolkit = "Runtime 1.0"': ["linux-a", "linux-b"],
+             'find gpu where os = "Some Linux A" and toolkit = "Runtime 1.0"': ["g-a"],
+             'find gpu where os = "Other Linux B" and toolkit = "Runtime 1.0"': ["g-a", "g-b"],
+             'find arch where os = "Some Linux A" and toolkit = "Runtime 1.0"': ["gfx1100"],
+             'find toolkit where gpu = "Card B" and os = "Some Linux A"': []}
+    for text, ids in cases.items():
+        plan, expected = _gpulane(kg, text)
+        assert expected == [(i,) for i in ids] or expected == ids, text  # written from the facts above
+        assert _oxigraph(store, to_sparql(kg, plan), plan) == expected, text
+
+
 def test_statements_the_translation_does_not_cover_say_so(shipped):
     plan = run.compile_query(shipped, 'find gpu where vendor = AMD and app = vLLM and os = "Ubuntu 24.04" '
                                       'allow community')
