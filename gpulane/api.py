@@ -189,9 +189,8 @@ def _decoder(slot: str):
 
         def damaged(what: str, exc: Exception):
             discard(slot)
-            errors = getattr(exc, "errors", None)
-            first = errors()[0] if callable(errors) and errors() else None
-            why = f"{'.'.join(map(str, first['loc'])) or 'value'}: {first['msg']}" if first else str(exc)
+            errors = exc.errors() if callable(getattr(exc, "errors", None)) else []  # pydantic-core's
+            why = f"{'.'.join(map(str, errors[0]['loc'])) or 'value'}: {errors[0]['msg']}" if errors else str(exc)
             return CacheEntryError(str(entry_path(slot)), f"{what}: {why}")
 
         def section(name: str, annotation: Any, start: int, end: int):

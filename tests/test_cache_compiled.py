@@ -165,9 +165,9 @@ def test_malformed_compiled_state_is_rebuilt_not_a_traceback(tmp_path, damage):
     _damaged_entry_is_rebuilt(tmp_path, damage)
 
 
-def _damaged_entry_is_rebuilt(tmp_path, damage) -> None:
-    """Fill the cache from a copy of the mini KB, damage the stored document, and check the next
-    load gives the graph a cold build gives."""
+def _damaged_entry(tmp_path, damage):
+    """Fill the cache from a copy of the mini KB and damage the stored document: (folder, the
+    graph a cold build gives, the entry's path)."""
     folder = tmp_path / "kb"
     shutil.copytree(MINI, folder)
     cold = build_graph(folder)
@@ -176,6 +176,12 @@ def _damaged_entry_is_rebuilt(tmp_path, damage) -> None:
     doc = _document(payload)
     damage(doc)
     _rewrite(path, header, _entry_of(doc))
+    return folder, cold, path
+
+
+def _damaged_entry_is_rebuilt(tmp_path, damage) -> None:
+    """Damage the stored document and check the next load gives the graph a cold build gives."""
+    folder, cold, _path = _damaged_entry(tmp_path, damage)
     _same_graph(load_graph(folder), cold)
     _same_graph(load_graph(folder), cold)  # and the rebuilt entry is good again
 
@@ -314,14 +320,7 @@ def test_a_part_read_when_first_used_is_checked_then(tmp_path, part, damage, rea
     removed, so the next load builds it again from the files."""
     from gpulane.errors import CacheEntryError
 
-    folder = tmp_path / "kb"
-    shutil.copytree(MINI, folder)
-    cold = build_graph(folder)
-    load_graph(folder)
-    path, header, payload = _entry()
-    doc = _document(payload)
-    damage(doc)
-    _rewrite(path, header, _entry_of(doc))
+    folder, cold, path = _damaged_entry(tmp_path, damage)
     warm = load_graph(folder)
     with pytest.raises(CacheEntryError) as caught:
         read(warm)

@@ -57,47 +57,38 @@ class CompiledFact:
     __slots__ = ("index", "_fact", "subject_layer", "subjects", "target", "when", "via", "domain", "names_known",
                  "id", "relation", "status", "runs_as", "caveat", "exhaustive", "positive", "is_build_list")
 
-    def __init__(self, index: int, fact: Fact, subject_layer: Layer, subjects: frozenset[str],
-                 target: Condition, when: tuple[Condition, ...], via: dict[str, tuple[str, str]] | None = None,
-                 domain: Condition | None = None, names_known: bool = True):
+    def __init__(self, index: int, fact, subject_layer: Layer, subjects: frozenset[str], target: Condition,
+                 when: tuple[Condition, ...], via: dict[str, tuple[str, str]], domain: Condition | None,
+                 names_known: bool, fid: str, relation: Relation, status: Status, runs_as: str | None,
+                 caveat: str | None, exhaustive: bool):
+        """What the solver reads of fact ``index``; ``fact`` is its model, or (read back from
+        stored compiled state) the knowledge base's fact list to take it from when first used."""
         self.index = index
-        # The model, or (made by ``stored``) the knowledge base's fact list to take it from when
-        # first used.
         self._fact = fact
         self.subject_layer = subject_layer
         self.subjects = subjects
         self.target = target
         self.when = when
         # For build lists: arch id → the build target whose code runs there, and why.
-        self.via = {} if via is None else via
+        self.via = via
         # For exhaustive lists: the nodes the list is complete over (None: the whole layer).
         self.domain = domain
         # False when the object names no node the knowledge base has (a wheel built with a ROCm
         # release the KB does not hold): such a list is missing knowledge and restricts nothing.
         self.names_known = names_known
-        self.id, self.relation, self.status = fact.id, fact.relation, fact.status
-        self.runs_as, self.caveat, exhaustive = fact.runs_as, fact.caveat, fact.exhaustive
-        self.exhaustive = bool(exhaustive or self.relation in ALWAYS_EXHAUSTIVE)
-        self.positive = self.status is not Status.unsupported
+        self.id, self.relation, self.status, self.runs_as, self.caveat = fid, relation, status, runs_as, caveat
+        self.exhaustive = bool(exhaustive or relation in ALWAYS_EXHAUSTIVE)
+        self.positive = status is not Status.unsupported
         # A build list says "compiled for", never "supported" by itself.
-        self.is_build_list = self.relation is Relation.ships_kernels_for
+        self.is_build_list = relation is Relation.ships_kernels_for
 
     @classmethod
-    def stored(cls, facts, index: int, subject_layer: Layer, subjects: frozenset[str], target: Condition,
-               when: tuple[Condition, ...], via: dict[str, tuple[str, str]], domain: Condition | None,
-               names_known: bool, fid: str, relation: Relation, status: Status, runs_as: str | None,
-               caveat: str | None, exhaustive: bool) -> "CompiledFact":
-        """A compiled fact read back from stored compiled state (see ``KnowledgeGraph.from_compiled``):
-        as ``__init__`` makes it, with the fact's model taken from ``facts`` when first used."""
-        cf = cls.__new__(cls)
-        cf.index, cf._fact, cf.subject_layer, cf.subjects, cf.target, cf.when = \
-            index, facts, subject_layer, subjects, target, when
-        cf.via, cf.domain, cf.names_known = via, domain, names_known
-        cf.id, cf.relation, cf.status, cf.runs_as, cf.caveat = fid, relation, status, runs_as, caveat
-        cf.exhaustive = exhaustive or relation in ALWAYS_EXHAUSTIVE
-        cf.positive = status is not Status.unsupported
-        cf.is_build_list = relation is Relation.ships_kernels_for
-        return cf
+    def of(cls, index: int, fact: Fact, subject_layer: Layer, subjects: frozenset[str], target: Condition,
+           when: tuple[Condition, ...], via: dict[str, tuple[str, str]], domain: Condition | None,
+           names_known: bool) -> "CompiledFact":
+        """A fact model compiled: what the solver reads of it taken from the model."""
+        return cls(index, fact, subject_layer, subjects, target, when, via, domain, names_known,
+                   fact.id, fact.relation, fact.status, fact.runs_as, fact.caveat, fact.exhaustive)
 
     @property
     def fact(self) -> Fact:
@@ -263,7 +254,7 @@ class KnowledgeGraph:
         facts = kb.facts
         n_facts = len(facts)
         has_subject = kg.nodes.keys().isdisjoint
-        make = CompiledFact.stored
+        make = CompiledFact
         append, by_id = kg.facts.append, kg.fact_by_id.setdefault
         for (index, subjects, subject_layer, target, when, via, domain, names_known,
              fid, relation, status, runs_as, caveat, exhaustive) in state["facts"]:
@@ -273,7 +264,7 @@ class KnowledgeGraph:
                 raise ValueError(f"compiled fact {index} has no subject node")
             # What the solver reads of the fact is stored beside it; the model itself is made
             # when first used (see CompiledFact).
-            compiled = make(facts, index, subject_layer, subjects, conditions[target],
+            compiled = make(index, facts, subject_layer, subjects, conditions[target],
                             tuple([conditions[w] for w in when]), via,
                             None if domain is None else conditions[domain], names_known,
                             fid, relation, status, runs_as, caveat, exhaustive)
@@ -387,7 +378,7 @@ class KnowledgeGraph:
         # An explicitly empty list ("ships no GPU kernels") is knowledge; a selector that names
         # only things the KB lacks is not.
         names_known = target.ids is None or fact.object.ids == [] or bool(target.ids & self.nodes.keys())
-        return CompiledFact(index, fact, first.layer, subjects, target, when, via, domain, names_known)
+        return CompiledFact.of(index, fact, first.layer, subjects, target, when, via, domain, names_known)
 
     def _generic_members(self, facts: list[Fact]) -> dict[str, frozenset[str]]:
         """Generic target → the processors its code runs on (arch → arch `supports` facts)."""

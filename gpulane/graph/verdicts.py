@@ -525,8 +525,7 @@ def class_predicate(layer: Layer) -> str:
     return layer.value + "Class"
 
 
-_CLASS_PREFIX = {Layer.app: "c", Layer.gpu: "g", Layer.os: "o", Layer.arch: "a", Layer.toolkit: "t",
-                 Layer.framework: "f"}
+_CLASS_PREFIX = {Layer.app: "c", Layer.gpu: "g"}  # the layers class_layers may give
 # Layers whose gl:officialLink the query reads (the upper layer of a required pair, in the rule
 # for a layer left out): a class of such a layer carries its members' links.
 _LINK_READERS = {upper for upper, _ in REQUIRED_PAIRS}

@@ -197,7 +197,32 @@ def build(model: type[BaseModel], items: list[dict]) -> list:
     return [make(x) for x in items]
 
 
-class CheckedOnUse(Sequence):
+class _MadeOnUse(Sequence):
+    """A sequence whose item i is made by ``_make(i)`` when first read, then kept."""
+
+    __slots__ = ("_made",)
+
+    def __init__(self, length: int):
+        self._made: list = [None] * length
+
+    def _make(self, index: int):
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        return len(self._made)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self._made)))]
+        item = self._made[index]  # IndexError past the end, as a list
+        if item is None:
+            if index < 0:
+                index += len(self._made)
+            item = self._made[index] = self._make(index)
+        return item
+
+
+class CheckedOnUse(_MadeOnUse):
     """Items stored as JSON texts one after another (``ends[i]`` is where item i ends in
     ``blob``), each type-checked by ``check`` (a ``validator``) when first read.
 
@@ -207,7 +232,7 @@ class CheckedOnUse(Sequence):
     ``damaged(index, exc)`` gives, never read half-checked.
     """
 
-    __slots__ = ("_check", "_blob", "_ends", "_items", "_damaged")
+    __slots__ = ("_check", "_blob", "_ends", "_damaged")
 
     def __init__(self, check: SchemaValidator, blob: bytes, ends: list[int],
                  damaged: Callable[[int, Exception], Exception]):
@@ -216,57 +241,34 @@ class CheckedOnUse(Sequence):
             if type(end) is not int or not previous <= end <= len(blob):
                 raise ValueError("item offsets out of order or outside the text")
             previous = end
+        super().__init__(len(ends))
         self._check, self._blob, self._ends, self._damaged = check, blob, ends, damaged
-        self._items: list = [None] * len(ends)
 
-    def __len__(self) -> int:
-        return len(self._ends)
-
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self._ends)))]
-        item = self._items[index]
-        if item is None:
-            if index < 0:
-                index += len(self._ends)
-            start = self._ends[index - 1] if index else 0
-            try:
-                item = self._check.validate_json(self._blob[start:self._ends[index]])
-            except ValueError as exc:  # pydantic-core's ValidationError is a ValueError
-                raise self._damaged(index, exc) from None
-            self._items[index] = item
-        return item
+    def _make(self, index: int) -> dict:
+        start = self._ends[index - 1] if index else 0
+        try:
+            return self._check.validate_json(self._blob[start:self._ends[index]])
+        except ValueError as exc:  # pydantic-core's ValidationError is a ValueError
+            raise self._damaged(index, exc) from None
 
 
-class LazyModels(Sequence):
+class LazyModels(_MadeOnUse):
     """A list of models made on first use from dictionaries ``validator`` checked.
 
     A query looks at few facts as models: the compiled facts carry what the solver reads of
     every fact (relation, status, ...). ``raw`` may itself check each dictionary when first read
-    (``CheckedOnUse``); ``raw(i)`` is the checked dictionary. Compares equal to a list of the
-    same models.
+    (``CheckedOnUse``). Compares equal to a list of the same models.
     """
 
-    __slots__ = ("_model", "_raw", "_made")
+    __slots__ = ("_model", "_raw")
 
     def __init__(self, model: type[BaseModel], raw: Sequence[dict]):
+        super().__init__(len(raw))
         self._model = model
         self._raw = raw
-        self._made: list = [None] * len(raw)
 
-    def raw(self, index: int) -> dict:
-        return self._raw[index]
-
-    def __len__(self) -> int:
-        return len(self._raw)
-
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self._raw)))]
-        made = self._made[index]
-        if made is None:
-            made = self._made[index] = builder(self._model)(self._raw[index])
-        return made
+    def _make(self, index: int) -> BaseModel:
+        return builder(self._model)(self._raw[index])
 
     def __iter__(self):
         make = builder(self._model)
