@@ -25,7 +25,6 @@ class InvalidSpecError(ValueError):
     """A version or specifier that cannot be read."""
 
 
-@lru_cache(maxsize=4096)
 @lru_cache(maxsize=16384)
 def parse_version(text: str) -> Version:
     """Read a version, leniently: ``15 SP6`` reads as 15.6, ``R550`` as 550. Remembered (a

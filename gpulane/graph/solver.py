@@ -20,7 +20,7 @@ from itertools import product
 from typing import Iterator
 
 from gpulane.graph.kb import CompiledFact, KnowledgeGraph
-from gpulane.model import LAYER_ORDER, OFFICIAL_POSITIVE, Layer, Status
+from gpulane.model import LAYER_ORDER, OFFICIAL_POSITIVE, Layer, Relation, Status
 from gpulane.versions import VersionRange, kernel_matches, parse_version
 
 __all__ = ["Problem", "DriverPin", "Edge", "Path", "Solver", "REQUIRED_PAIRS", "NOT_USED", "BUNDLED", "is_pseudo"]
@@ -48,6 +48,10 @@ _VENDOR_NAMES = {"amd": "AMD", "nvidia": "NVIDIA", "intel": "Intel"}
 _MISSING = object()
 # How long a lenient witness search looks for a witness with fewer unknown edges (seconds).
 LENIENT_WITNESS_S = 0.05
+# Relations that fix the node of another layer (`_forcing_index`), and those by which a build
+# provides a toolkit or framework (`provided_by`).
+_FORCING_RELATIONS = frozenset({Relation.has_arch, Relation.built_with, Relation.bundles})
+_PROVIDING_RELATIONS = frozenset({Relation.built_with, Relation.bundles})
 # What `Solver._bounded_cost` gives a value that cannot beat the bound: above every cost.
 _BEYOND = (1 << 40, 0, 0)
 
@@ -1468,7 +1472,7 @@ class Solver:
         if found is None:
             by_app: dict[str, set[str]] = {}
             for cf in self.kg.facts:
-                if cf.relation.value == "bundles" and cf.positive and cf.subject_layer is Layer.app \
+                if cf.relation is Relation.bundles and cf.positive and cf.subject_layer is Layer.app \
                         and cf.target.layer is Layer.toolkit:
                     for app in cf.subjects:
                         by_app.setdefault(app, set()).update(cf.target.ids or ())
@@ -1491,7 +1495,7 @@ class Solver:
             found: dict[tuple[str, Layer], set[str]] = {}
             for cf in self.kg.facts:
                 if cf.positive and not cf.when and cf.target.ids is not None and \
-                        cf.relation.value in ("has_arch", "built_with", "bundles"):
+                        cf.relation in _FORCING_RELATIONS:
                     for sub in cf.subjects:
                         found.setdefault((sub, cf.target.layer), set()).update(cf.target.ids)
             index = self._forcing = {k: frozenset(v) for k, v in found.items()}
@@ -1998,9 +2002,13 @@ class Solver:
         found = getattr(self, "_gpu_named_by_condition", None)
         if found is None:
             found = {}
+            gpu = Layer.gpu
             for cf in self.kg.facts:
-                for cond in (cf.target, *cf.when, cf.domain):
-                    if cond is not None and cond.layer is Layer.gpu and cond.ids:
+                target, when, domain = cf.target, cf.when, cf.domain
+                if target.layer is not gpu and not when and (domain is None or domain.layer is not gpu):
+                    continue  # most facts name no GPU: no tuple made for them
+                for cond in (target, *when, domain):
+                    if cond is not None and cond.layer is gpu and cond.ids:
                         for g in cond.ids:
                             named = found.setdefault(g, [])
                             if not named or named[-1] is not cf:
@@ -2086,7 +2094,7 @@ def provided_by(kg: KnowledgeGraph, layer: Layer, values: dict[Layer, str]) -> s
         if other_layer is layer or is_pseudo(other):
             continue
         for cf in kg.by_subject.get((other, layer), []):
-            if cf.relation.value in ("built_with", "bundles") and cf.positive and cf.selects(value):
+            if cf.relation in _PROVIDING_RELATIONS and cf.positive and cf.selects(value):
                 return other
     return None
 
@@ -2102,7 +2110,7 @@ def bundled_by_app(kg: KnowledgeGraph, values: dict[Layer, str]) -> str | None:
     if app is None or toolkit is None or is_pseudo(app) or is_pseudo(toolkit):
         return None
     for cf in kg.by_subject.get((app, Layer.toolkit), []):
-        if cf.relation.value == "bundles" and cf.positive and cf.selects(toolkit):
+        if cf.relation is Relation.bundles and cf.positive and cf.selects(toolkit):
             return app
     return None
 
