@@ -44,10 +44,10 @@ from itertools import product
 
 from gpulane.graph.kb import CompiledFact, KnowledgeGraph
 from gpulane.graph.solver import REQUIRED_PAIRS, Solver
-from gpulane.model import LAYER_ORDER, OFFICIAL_POSITIVE, Layer, Relation
+from gpulane.model import LAYER_ORDER, OFFICIAL_POSITIVE, Layer, Relation, Status
 
 __all__ = ["PAIR_LAYERS", "pair_types", "pass_kinds", "predicate", "Verdicts", "verdict_triples", "read_layers",
-           "CONDITIONAL_REQUIRED", "class_layers", "class_predicate"]
+           "row_layer_sets", "driver_row_layer_sets", "can_decide", "CONDITIONAL_REQUIRED", "class_layers", "class_predicate"]
 
 _RANK = {layer: i for i, layer in enumerate(LAYER_ORDER)}
 PAIR_LAYERS = [l for l in LAYER_ORDER if l is not Layer.driver]
@@ -78,32 +78,80 @@ def predicate(kind: str, upper: Layer, lower: Layer, layers: tuple[Layer, ...] =
     return stem
 
 
-def read_layers(kg: KnowledgeGraph, upper: Layer, lower: Layer) -> tuple[Layer, ...]:
-    """The layers (other than the pair's own and the driver) that conditions of facts on this
-    pair of layers read: the layers a row of this pair may name."""
-    memo = kg.__dict__.setdefault("_verdict_read_layers", {})
-    if not memo:
-        found: dict[tuple[Layer, Layer], set[Layer]] = {}
-        for cf in kg.facts:
-            if not cf.when:
+def can_decide(cf: CompiledFact, allow=OFFICIAL_POSITIVE) -> bool:
+    """Whether a fact can change a pair's verdict at this evidence level. A positive fact whose
+    status is not allowed only ever counts as a complete list (``Solver._edge``: a list that
+    leaves the other node out, or names a release the knowledge base does not hold), or, where
+    workarounds are allowed, as an override's build list; otherwise it is only reported."""
+    return not cf.positive or cf.status in allow or cf.exhaustive or Status.workaround in allow
+
+
+def _conditioned(cf: CompiledFact) -> bool:
+    """Whether a fact's verdict may depend on the path (what ``Verdicts._conditional`` weighs):
+    conditions, not an override, none on the driver (never holds without a driver pin)."""
+    return bool(cf.when) and not cf.fact.runs_as and not any(c.layer is Layer.driver for c in cf.when)
+
+
+def _row_memo(kg: KnowledgeGraph) -> dict:
+    """Per pair of layers (and "driver"), the layer sets a row may name: per node, the layers
+    the conditions of its facts over the other layer read (those ``Verdicts._conditional``
+    weighs); a row of a pair of nodes reads some of the layers of the two nodes' facts."""
+    memo = kg.__dict__.get("_verdict_row_layers")
+    if memo is not None:
+        return memo
+    per_node: dict[tuple[Layer, Layer], dict[str, set[Layer]]] = {}
+    for cf in kg.facts:
+        if not _conditioned(cf) or not can_decide(cf):
+            continue
+        a, b = cf.subject_layer, cf.target.layer
+        if b is Layer.driver:
+            if not (cf.positive and cf.status in OFFICIAL_POSITIVE and cf.target.drivers is not None):
                 continue
-            a, b = cf.subject_layer, cf.target.layer
-            key = (a, b) if _RANK[a] > _RANK[b] else (b, a)
-            found.setdefault(key, set()).update(c.layer for c in cf.when if c.layer not in (a, b, Layer.driver))
-        for key, layers in found.items():
-            memo[key] = tuple(sorted(layers, key=_RANK.get))
-        driver: set[Layer] = set()
-        for cf in kg.facts:
-            if cf.target.layer is Layer.driver and cf.when:
-                driver.update(c.layer for c in cf.when if c.layer is not Layer.driver)
-        memo["driver"] = tuple(sorted(driver, key=_RANK.get))
-        memo["done"] = ()
-    return memo.get((upper, lower), ())
+            key, own = "driver", (a,)
+        else:
+            key, own = ((a, b) if _RANK[a] > _RANK[b] else (b, a)), (a, b)
+        read = {c.layer for c in cf.when if c.layer not in own}
+        for s in cf.subjects:
+            per_node.setdefault(key, {}).setdefault(s, set()).update(read)
+    memo = {}
+    for key, nodes in per_node.items():
+        if key == "driver":
+            tops = {frozenset(r) for r in nodes.values()}
+        else:
+            upper, lower = key
+            sides = [{frozenset(r) for n, r in nodes.items() if n in kg.nodes and kg.nodes[n].layer is layer} | {frozenset()}
+                     for layer in (upper, lower)]
+            tops = {x | y for x in sides[0] for y in sides[1]}
+        subsets = set()
+        for top in tops:
+            ordered = sorted(top, key=_RANK.get)
+            for mask in range(1, 1 << len(ordered)):
+                subsets.add(tuple(l for i, l in enumerate(ordered) if mask >> i & 1))
+        memo[key] = sorted(subsets, key=lambda t: (len(t), [_RANK[l] for l in t]))
+    kg.__dict__["_verdict_row_layers"] = memo
+    return memo
+
+
+def row_layer_sets(kg: KnowledgeGraph, upper: Layer, lower: Layer) -> list[tuple[Layer, ...]]:
+    """The layer sets (each in layer order) that a row of this pair of layers may name in the
+    verdict graph (``gl:ok<Upper><Lower>On<Layers>``...): the query reads only these."""
+    return _row_memo(kg).get((upper, lower), [])
+
+
+def driver_row_layer_sets(kg: KnowledgeGraph) -> list[tuple[Layer, ...]]:
+    """The layer sets a driver row (``gl:driverOn<Layers>``) may name."""
+    return _row_memo(kg).get("driver", [])
+
+
+def read_layers(kg: KnowledgeGraph, upper: Layer, lower: Layer) -> tuple[Layer, ...]:
+    """The layers (other than the pair's own and the driver) that a row of this pair of layers
+    may read."""
+    return tuple(sorted({l for t in row_layer_sets(kg, upper, lower) for l in t}, key=_RANK.get))
 
 
 def driver_read_layers(kg: KnowledgeGraph) -> tuple[Layer, ...]:
-    read_layers(kg, Layer.app, Layer.gpu)
-    return kg.__dict__["_verdict_read_layers"]["driver"]
+    """The layers that a driver row may read."""
+    return tuple(sorted({l for t in driver_row_layer_sets(kg) for l in t}, key=_RANK.get))
 
 
 @dataclass
@@ -192,10 +240,8 @@ class Verdicts:
         """The conditions, per layer read, of the facts whose verdict depends on the path."""
         by_layer: dict[Layer, dict] = {}
         for cf in facts:
-            if not cf.when or cf.fact.runs_as:
-                continue
-            if any(c.layer is Layer.driver for c in cf.when):
-                continue  # never holds without a driver pin
+            if not _conditioned(cf) or not can_decide(cf, self.allow):
+                continue  # (a condition on the driver never holds without a driver pin)
             if any(c.layer in fixed and not c.holds_for(fixed[c.layer]) for c in cf.when):
                 continue  # a condition on the pair's own node that fails: never applies
             for c in cf.when:
