@@ -704,20 +704,22 @@ class _VerdictBranch(_Branch):
 
         return row_layer_sets(self.kg, upper, lower)
 
-    def _rows(self, kind: str, upper: Layer, lower: Layer, p: str, subset, bound) -> tuple[str, list]:
+    def _rows(self, kind: str, upper: Layer, lower: Layer, p: str, subset, shared: dict) -> tuple[str, list]:
         """A row pattern of a profile ?p over a read-layer subset, with the membership joins of
-        the layers in `bound` (and of those out of scope) inside it, and the (layer, set
-        variable) of the others, whose test waits until their layer is bound."""
+        the layers out of scope inside it, and the (layer, set variable) of the others, whose
+        test waits until their layer is bound. The rows of one pair read each layer's set into
+        one variable (`shared`): one membership join per layer, whatever the row."""
         r = self.fresh("r")
         parts = [f"{p} gl:{self._predicate(kind, upper, lower, subset)} {r} . {r} gl:o {_v(lower)} ."]
         waiting = []
         for layer in subset:
-            t = self.fresh("T")
-            parts.append(f"{r} gl:c{_cap(layer)} {t} .")
-            if layer in self.real and layer not in bound:
+            if layer in self.real:
+                t = shared.setdefault(layer, self.fresh("T"))
                 waiting.append((layer, t))
+                parts.append(f"{r} gl:c{_cap(layer)} {t} .")
             else:
-                parts.append(self._member(layer, t))
+                t = self.fresh("T")
+                parts.append(f"{r} gl:c{_cap(layer)} {t} . {self._member(layer, t)}")
         return " ".join(parts), waiting
 
     def _ok_union(self, upper: Layer, lower: Layer) -> tuple[str, list[tuple[str, set, list[str]]]]:
@@ -730,18 +732,18 @@ class _VerdictBranch(_Branch):
         p = self.fresh("p")
         via = f"{_v(upper)} gl:{self._predicate('okVia', upper, lower)} {p} ."
         alts = [(f"{pins}{via} {p} gl:{self._predicate('ok', upper, lower)} {_v(lower)}", [])]
+        shared: dict[Layer, str] = {}
         for subset in self._subsets(upper, lower):
             p = self.fresh("p")
             via = f"{_v(upper)} gl:{self._predicate('okVia', upper, lower)} {p} ."
-            body, waiting = self._rows("ok", upper, lower, p, subset, set())
+            body, waiting = self._rows("ok", upper, lower, p, subset, shared)
             alts.append((f"{pins}{via} {body}", waiting))
-        every = [t for _, waiting in alts for _, t in waiting]
         written = []
         for body, waiting in alts:
             own = {t for _, t in waiting}
-            binds = "".join(f" BIND(gl:anySet AS {t})" for t in every if t not in own)
+            binds = "".join(f" BIND(gl:anySet AS {t})" for t in shared.values() if t not in own)
             written.append(f"{{ {body}{binds} }}")
-        tests = [(self._member(layer, t), {layer}, [t]) for _, waiting in alts for layer, t in waiting]
+        tests = [(self._member(layer, t), {layer}, [t]) for layer, t in shared.items()]
         return " UNION ".join(written), tests
 
     def _row_holds(self, kind: str, upper: Layer, lower: Layer, subset) -> str:
