@@ -503,8 +503,6 @@ class _VerdictBranch(_Branch):
         pinned = sorted((l for l in self.real if l in pins), key=self._ratio)
         small = {l for l in pinned if self._small(l)} or set(pinned[:1])
         self._start = small
-        for layer in sorted(small, key=lambda l: (len(pins[l]), _RANK[l])):
-            self.add(self._pin_values(layer).strip())
         # Required pairs first, from the small pins outwards, each time the pair whose new
         # layer the bound one links to fewest nodes (from the compiled pair tables): written
         # in the order a nested-loop join should run them.
@@ -520,7 +518,14 @@ class _VerdictBranch(_Branch):
         # so far (and what a test still to come reads), so that the store runs them in this
         # order and the rows never multiply by profiles or rows; a row test is applied at the
         # first stage where the layers it reads are bound.
-        bound = set(small)
+        # The small pins open the first join; a small pin of a later join is inside that join's
+        # union (_ok_union), not beside the first one, where it would multiply its rows (the
+        # AMD GPU classes by the vLLM app classes before any pair relates them).
+        joined = {l for pair in ordered for l in pair}
+        opening = {l for l in small if not ordered or l in ordered[0] or l not in joined}
+        for layer in sorted(opening, key=lambda l: (len(pins[l]), _RANK[l])):
+            self.add(self._pin_values(layer).strip())
+        bound = set(opening)
         pending: list[tuple[str, set, list[str]]] = []
         bundles = {True: "?app gl:bundlesToolkit ?toolkit .", False: "MINUS { ?app gl:bundlesToolkit ?toolkit }",
                    None: None}[self.bundled]
@@ -694,6 +699,11 @@ class _VerdictBranch(_Branch):
         """A join that holds where the path's node of `layer` is in the set ?t (``gl:has``:
         the verdict graph spells each set's members out)."""
         if layer in self.real:
+            pins = self.problem.pins.get(layer, ())
+            if len(pins) == 1 and layer not in self._classes:
+                # The layer is pinned to one node: a lookup of the sets that hold it (a join on
+                # the variable would read every set's members).
+                return f"{t} gl:has <{node_iri(next(iter(pins)))}> ."
             return f"{t} gl:has {_v(layer)} ."
         return f"{t} gl:has gl:none ."  # out of scope, or left out: a node no condition selects
 
