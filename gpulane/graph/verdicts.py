@@ -24,9 +24,9 @@ typed triples (docs/rdf.md, "The verdict graph"):
   ``gl:cpuOnly`` (never a candidate unless named), and the driver requirement each
   node's applicable facts choose: ``x gl:driverIv i`` or rows ``x gl:driverOn<Layers> r``
   with ``r gl:iv i``; ``i gl:lo`` / ``gl:hi`` are keys as in the main export.
-- ``T gl:has x``: each set's members spelled out (for a ``neg`` set every node of the layers
-  it is read for but the listed ones, and ``gl:none``), and ``gl:anySet``, which has them all:
-  the query tests membership by joins.
+- ``T gl:has<Layer> x``: each set's members spelled out, per layer it is read for (for a ``neg``
+  set every node of the layer but the listed ones, and ``gl:none``), and ``gl:anySet``, which has
+  them all: the query tests membership by joins.
 
 GPUs, and apps where no condition reads the app layer, are written as *classes*: nodes that no
 triple tells apart share one resource carrying their triples (``x gl:gpuClass C``,
@@ -47,7 +47,7 @@ from gpulane.graph.solver import REQUIRED_PAIRS, Solver
 from gpulane.model import LAYER_ORDER, OFFICIAL_POSITIVE, Layer, Relation, Status
 
 __all__ = ["PAIR_LAYERS", "pair_types", "pass_kinds", "predicate", "Verdicts", "verdict_triples", "read_layers",
-           "row_layer_sets", "driver_row_layer_sets", "can_decide", "CONDITIONAL_REQUIRED", "class_layers", "class_predicate"]
+           "row_layer_sets", "driver_row_layer_sets", "can_decide", "has_predicate", "CONDITIONAL_REQUIRED", "class_layers", "class_predicate"]
 
 _RANK = {layer: i for i, layer in enumerate(LAYER_ORDER)}
 PAIR_LAYERS = [l for l in LAYER_ORDER if l is not Layer.driver]
@@ -518,8 +518,8 @@ def verdict_triples(kg: KnowledgeGraph):
 
 
 def _members(kg: KnowledgeGraph, out: list, node: dict) -> list:
-    """Each condition set's members spelled out: ``T gl:has x`` for every node (or class) of the
-    layers it is read for that the set contains (for a ``neg`` set, every one not listed, and
+    """Each condition set's members spelled out: ``T gl:has<Layer> x`` for every node (or class) of
+    each layer it is read for that the set contains (for a ``neg`` set, every one not listed, and
     ``gl:none``: a layer out of scope or left out), and ``gl:anySet``, which has every node and
     class and ``gl:none``. The query tests membership by joins on these
     (a correlated ``EXISTS`` per path is slow in triple stores)."""
@@ -541,16 +541,25 @@ def _members(kg: KnowledgeGraph, out: list, node: dict) -> list:
         elif len(name) > 1 and name[0] == "c" and name[1:] in by_cap:
             read.setdefault(o, set()).add(by_cap[name[1:]])
     resources = {layer: classes.get(layer) or {node[x] for x in kg.by_layer[layer]} for layer in PAIR_LAYERS}
-    none, has = f"<{GL}none>", f"<{GL}has>"
+    none = f"<{GL}none>"
+    has = {layer: f"<{GL}{has_predicate(layer)}>" for layer in PAIR_LAYERS}
     for t in sorted(read):
-        everything = set().union(*(resources[layer] for layer in read[t]))
-        inside = everything - listed.get(t, set()) | {none} if neg[t] else listed.get(t, set()) & everything
-        out.extend((t, has, x) for x in sorted(inside))
+        for layer in sorted(read[t], key=_RANK.get):
+            pool = resources[layer]
+            inside = pool - listed.get(t, set()) | {none} if neg[t] else listed.get(t, set()) & pool
+            out.extend((t, has[layer], x) for x in sorted(inside))
     # (Every layer: the query reads a layer's rows, and binds gl:anySet, by the facts' conditions,
     # whether or not a row of that layer was written.)
     any_set = f"<{GL}anySet>"
-    out.extend((any_set, has, x) for x in sorted(set().union(*resources.values()) | {none}))
+    for layer in PAIR_LAYERS:
+        out.extend((any_set, has[layer], x) for x in sorted(resources[layer] | {none}))
     return out
+
+
+def has_predicate(layer: Layer) -> str:
+    """The local name of a set's membership predicate over one layer: hasGpu, hasOs... (one per
+    layer, so that a membership join reads that layer's members only)."""
+    return "has" + _CAP[layer.value]
 
 
 def app_classes(kg: KnowledgeGraph) -> bool:

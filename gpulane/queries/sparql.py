@@ -696,16 +696,19 @@ class _VerdictBranch(_Branch):
         return "ok" if self._required(upper, lower) else "pass"
 
     def _member(self, layer: Layer, t: str) -> str:
-        """A join that holds where the path's node of `layer` is in the set ?t (``gl:has``:
-        the verdict graph spells each set's members out)."""
+        """A join that holds where the path's node of `layer` is in the set ?t (``gl:hasOs`` ...:
+        the verdict graph spells each set's members out, per layer)."""
+        from gpulane.graph.verdicts import has_predicate
+
+        has = f"gl:{has_predicate(layer)}"
         if layer in self.real:
             pins = self.problem.pins.get(layer, ())
             if len(pins) == 1 and layer not in self._classes:
                 # The layer is pinned to one node: a lookup of the sets that hold it (a join on
                 # the variable would read every set's members).
-                return f"{t} gl:has <{node_iri(next(iter(pins)))}> ."
-            return f"{t} gl:has {_v(layer)} ."
-        return f"{t} gl:has gl:none ."  # out of scope, or left out: a node no condition selects
+                return f"{t} {has} <{node_iri(next(iter(pins)))}> ."
+            return f"{t} {has} {_v(layer)} ."
+        return f"{t} {has} gl:none ."  # out of scope, or left out: a node no condition selects
 
     def _subsets(self, upper: Layer, lower: Layer) -> list[tuple[Layer, ...]]:
         """The layer sets a row of this pair may name (only those: each is a union alternative,
