@@ -533,7 +533,7 @@ class _VerdictBranch(_Branch):
             if (upper, lower) not in self.inv.linked:
                 self.add("FILTER(false)")  # no fact can support this pair
                 continue
-            union, tests = self._ok_union(upper, lower)
+            union, tests = self._ok_union(upper, lower, bound)
             self.add(union)
             pending += tests
             bound |= {upper, lower}
@@ -735,7 +735,7 @@ class _VerdictBranch(_Branch):
                 parts.append(f"{r} gl:c{_cap(layer)} {t} . {self._member(layer, t)}")
         return " ".join(parts), waiting
 
-    def _ok_union(self, upper: Layer, lower: Layer) -> tuple[str, list[tuple[str, set, list[str]]]]:
+    def _ok_union(self, upper: Layer, lower: Layer, bound: set) -> tuple[str, list[tuple[str, set, list[str]]]]:
         """The pairs that hold: plain verdicts, or rows; and the membership joins of the rows'
         sets, each with the layer it reads and its set variable, written once that layer is
         bound (after the union: inside it, a join would list every member of every set). In
@@ -745,12 +745,17 @@ class _VerdictBranch(_Branch):
         p = self.fresh("p")
         via = f"{_v(upper)} gl:{self._predicate('okVia', upper, lower)} {p} ."
         alts = [(f"{pins}{via} {p} gl:{self._predicate('ok', upper, lower)} {_v(lower)}", [])]
+        # A pin of a layer that earlier joins bound only narrows the union's output (the join
+        # applies it): there it restricts the plain verdicts, which hold for most pairs, and not
+        # the rows, which are few in any knowledge base (the pin's text and lookup cost more
+        # than they save). A layer this union binds first keeps its pin in every alternative.
+        row_pins = "".join(self._pin_values(l) for l in (upper, lower) if self._small(l) and l not in bound)
         shared: dict[Layer, str] = {}
         for subset in self._subsets(upper, lower):
             p = self.fresh("p")
             via = f"{_v(upper)} gl:{self._predicate('okVia', upper, lower)} {p} ."
             body, waiting = self._rows("ok", upper, lower, p, subset, shared)
-            alts.append((f"{pins}{via} {body}", waiting))
+            alts.append((f"{row_pins}{via} {body}", waiting))
         written = []
         for body, waiting in alts:
             own = {t for _, t in waiting}
