@@ -672,6 +672,11 @@ class _VerdictBranch(_Branch):
             # A layer that conditions read is worth binding early: the rows that read it are
             # tested as soon as it is bound, instead of multiplying the rows until then.
             readers = sum(dst in self._read_layers(self.kg, u, l) for u, l in self._pairs())
+            if self.bundled is not None and pair == (Layer.app, Layer.toolkit):
+                # The branch's bundled-toolkit rule (a join or MINUS on the app's bundled
+                # toolkits) follows this join: it narrows the paths before the OS multiplies them
+                # (Ollama: 1.8 -> 1.4 s).
+                return (1, 0.0, _RANK[upper])
             return (1, fan / (1 + readers), _RANK[upper])
         return (2, float(len(self.kg.by_layer[upper]) * len(self.kg.by_layer[lower])), _RANK[upper])
 
@@ -803,6 +808,13 @@ class _VerdictBranch(_Branch):
 
     def _toolkit_os(self) -> None:
         """toolkit–os: required unless a build or app on the path carries the toolkit."""
+        if self.bundled:
+            # The path's app ships the toolkit (the branch joined gl:bundlesToolkit), so it
+            # carries it: only the optional pair's rules apply.
+            self._vendor_rule(Layer.toolkit, Layer.os)
+            if (Layer.toolkit, Layer.os) in self.inv.spoken:
+                self.filters.append(self._pass_pair(Layer.toolkit, Layer.os))
+            return
         carried = []
         for layer in self.real:
             if layer is not Layer.toolkit and layer in self.inv.carriers:
