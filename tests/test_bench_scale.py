@@ -32,3 +32,16 @@ def test_semi_join_and_hand_sparql_agree_with_gpulane(n, seed):
 
 def test_growth_exponent():
     assert bench.exponent((1_000, 0.01), (100_000, 1.0)) == pytest.approx(1.0)
+
+
+def test_explain_and_fix_are_timed_on_blocked_plans():
+    """The fix figure times a search at every size: none of the six plans is supported (fix of a
+    supported plan returns after its explanation)."""
+    from gpulane.queries import run
+    from gpulane.queries.explain import explain
+
+    kg = KnowledgeGraph(generate(1000, seed=0))
+    plans = bench.blocked_plans(kg)
+    assert len(plans) == 2 * bench.PLANS_PER_APP
+    for statement in plans:
+        assert explain(kg, run.compile_query(kg, "explain " + statement)).verdict != "supported"
