@@ -118,11 +118,14 @@ def _try_change(kg: KnowledgeGraph, plan: Plan, layers: tuple[Layer, ...],
     # A replacement of no family the originals have is as far as any (`_distance`): its key is
     # known without weighing versions.
     families = {l: {kg.nodes[o].family for o in originals[l] if o in kg.nodes} - {None} for l in project}
+    distances: dict[tuple[Layer, str], tuple] = {}  # a value recurs in many combinations of two layers
 
     def distance(layer: Layer, value: str) -> tuple:
-        if kg.nodes[value].family not in families[layer]:
-            return _FAR
-        return _distance(kg, originals[layer], value)
+        found = distances.get((layer, value))
+        if found is None:
+            found = distances[layer, value] = _FAR if kg.nodes[value].family not in families[layer] \
+                else _distance(kg, originals[layer], value)
+        return found
 
     def closeness(combo) -> tuple:
         return tuple(distance(l, c) for l, c in zip(project, combo))
@@ -134,14 +137,17 @@ def _try_change(kg: KnowledgeGraph, plan: Plan, layers: tuple[Layer, ...],
         candidates = [combo for combo in product(*(base[l] for l in project))
                       if not any(is_pseudo(c) for c in combo)
                       and not all(problem.pins.get(l) and c in problem.pins[l] for l, c in zip(project, combo))]
-    # Stable: candidates equally close keep the solver's order (newest first).
-    candidates.sort(key=closeness)
+    # Stable: candidates equally close keep the solver's order (newest first). Where no original
+    # has a family (GPUs), every candidate is as far as any: the order is already the sorted one.
+    if any(families[l] for l in project):
+        candidates.sort(key=closeness)
+    predict = _KeyPredictor(kg, base, project)
     # Group → (members in closeness order, each layer's distinct replacements); insertion order
-    # is display order, since candidates come closest first.
+    # is display order, since candidates come closest first. A group is full once every layer
+    # has MAX_ALTERNATIVES replacements; groups only grow, so both are kept as they change.
     groups: dict[tuple, tuple[list, list[dict]]] = {}
-
-    def full(key) -> bool:
-        return all(len(seen) >= MAX_ALTERNATIVES for seen in groups[key][1])
+    full: set[tuple] = set()
+    shown: list[tuple] = []  # the first MAX_PER_CHANGE groups
 
     cut = False
     classes: dict = {}  # candidates no fact tells apart share one search (Solver.witness)
@@ -149,14 +155,13 @@ def _try_change(kg: KnowledgeGraph, plan: Plan, layers: tuple[Layer, ...],
         if time.perf_counter() > deadline:
             cut = True
             break
-        predicted = _predicted_key(kg, solver, base, project, combo)
+        predicted = predict(combo)
         if len(groups) > MAX_PER_CHANGE:
-            shown = list(groups)[:MAX_PER_CHANGE]
-            if all(full(k) for k in shown):
+            if all(k in full for k in shown):
                 break  # nothing later can change what is shown, and more groups are known to exist
-            if predicted is not None and (predicted not in shown or full(predicted)):
+            if predicted is not None and (predicted not in shown or predicted in full):
                 continue
-        elif predicted is not None and predicted in groups and full(predicted):
+        elif predicted is not None and predicted in full:
             continue
         path = solver.witness(freed, project, base, combo, deadline, classes)
         if path is None:
@@ -165,10 +170,14 @@ def _try_change(kg: KnowledgeGraph, plan: Plan, layers: tuple[Layer, ...],
                 break
             continue
         key = tuple(_equivalence_key(kg, l, c, path) for l, c in zip(project, combo))
+        if key not in groups and len(shown) < MAX_PER_CHANGE:
+            shown.append(key)
         members, seen = groups.setdefault(key, ([], [{} for _ in project]))
         members.append((combo, path))
         for i, c in enumerate(combo):
             seen[i].setdefault(c, None)
+        if all(len(s) >= MAX_ALTERNATIVES for s in seen):
+            full.add(key)
     fixes = []
     for key in list(groups)[:MAX_PER_CHANGE]:
         members, seen = groups[key]
@@ -180,24 +189,44 @@ def _try_change(kg: KnowledgeGraph, plan: Plan, layers: tuple[Layer, ...],
     return fixes, cut, len(groups) > MAX_PER_CHANGE
 
 
-def _predicted_key(kg: KnowledgeGraph, solver, base: dict[Layer, list[str]], project: list[Layer],
-                   combo: tuple[str, ...]) -> tuple | None:
+class _KeyPredictor:
     """The group `_equivalence_key` will give a candidate, where the node alone decides it; None
-    where only the path can tell (a GPU that positive facts link to more than one architecture)."""
-    key = []
-    for layer, value in zip(project, combo):
-        if layer is Layer.gpu:
-            linked = kg.positive_pairs.get((Layer.gpu, Layer.arch), {}).get(value, set())
-            if len(linked) == 1:
-                archs = [a for a in linked if a in base.get(Layer.arch, ())]
-            else:
-                archs = [a for a in base.get(Layer.arch, ()) if a in linked]
-            if len(archs) != 1:
+    where only the path can tell (a GPU that positive facts link to more than one architecture).
+
+    Made once per change tried: each value's part is worked out once (a value recurs in many
+    combinations of two layers), and the architectures left in `base` are a set."""
+
+    def __init__(self, kg: KnowledgeGraph, base: dict[Layer, list[str]], project: list[Layer]):
+        self.kg = kg
+        self.project = project
+        self.base_archs = base.get(Layer.arch, ())
+        self.base_arch_set = frozenset(self.base_archs)
+        self.gpu_archs = kg.positive_pairs.get((Layer.gpu, Layer.arch), {})
+        self.parts: dict[tuple[Layer, str], tuple | None] = {}
+
+    def __call__(self, combo: tuple[str, ...]) -> tuple | None:
+        key = []
+        for layer, value in zip(self.project, combo):
+            part = self.parts.get((layer, value), _MISSING)
+            if part is _MISSING:
+                part = self.parts[layer, value] = self._part(layer, value)
+            if part is None:
                 return None
-            key.append((layer.value, archs[0]))
+            key.append(part)
+        return tuple(key)
+
+    def _part(self, layer: Layer, value: str) -> tuple | None:
+        if layer is not Layer.gpu:
+            return _equivalence_key(self.kg, layer, value, None)
+        linked = self.gpu_archs.get(value, set())
+        if len(linked) == 1:
+            archs = [a for a in linked if a in self.base_arch_set]
         else:
-            key.append(_equivalence_key(kg, layer, value, None))
-    return tuple(key)
+            archs = [a for a in self.base_archs if a in linked]
+        return (layer.value, archs[0]) if len(archs) == 1 else None
+
+
+_MISSING = object()
 
 
 RELEASES_PER_LINE = 12
