@@ -893,8 +893,15 @@ class Solver:
         ranks = self._ranks.get(layer)
         if ranks is None:
             ranks = self._ranks[layer] = {v: i for i, v in enumerate(self._rank_layer(layer))}
-        last = len(ranks)
-        return sorted(dict.fromkeys(values), key=lambda v: (ranks.get(v, last), v))
+        # Ranked values have distinct ranks, so they sort by rank alone (a key in C, no tuple per
+        # value: domains of thousands are ordered on every propagation); the rest (pseudo
+        # values) follow by name.
+        unique = dict.fromkeys(values)
+        ordered = [v for v in unique if v in ranks]
+        ordered.sort(key=ranks.__getitem__)
+        if len(ordered) < len(unique):
+            ordered.extend(sorted(v for v in unique if v not in ranks))
+        return ordered
 
     def _rank_layer(self, layer: Layer) -> list[str]:
         kg = self.kg
