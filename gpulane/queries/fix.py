@@ -65,6 +65,8 @@ def fix(kg: KnowledgeGraph, plan: Plan, budget_s: float = FIX_BUDGET_S) -> FixAn
                   if (l in problem.pins or (l is Layer.driver and problem.driver)) and l not in plan.keep]
     fixes: list[Fix] = []
     tried: list[tuple[Layer, ...]] = []
+    # How far each replacement is from the user's choice: the same for every set of layers tried.
+    distances = {l: _Distance(kg, problem.pins.get(l, frozenset())) for l in changeable}
     cut = not before.complete  # a cut explanation may hide part of what needs fixing
     complete = not cut
     for size in (1, 2):
@@ -76,7 +78,7 @@ def fix(kg: KnowledgeGraph, plan: Plan, budget_s: float = FIX_BUDGET_S) -> FixAn
                 complete = False
                 break
             tried.append(layers)
-            found, stopped, more = _try_change(kg, plan, layers, deadline)
+            found, stopped, more = _try_change(kg, plan, layers, deadline, distances)
             cut = cut or stopped
             complete = complete and not stopped and not more
             fixes.extend(found)
@@ -87,8 +89,8 @@ def fix(kg: KnowledgeGraph, plan: Plan, budget_s: float = FIX_BUDGET_S) -> FixAn
     return FixAnswer(plan, before, fixes, complete, tried, cut)
 
 
-def _try_change(kg: KnowledgeGraph, plan: Plan, layers: tuple[Layer, ...],
-                deadline: float) -> tuple[list[Fix], bool, bool]:
+def _try_change(kg: KnowledgeGraph, plan: Plan, layers: tuple[Layer, ...], deadline: float,
+                distances: dict[Layer, _Distance] | None = None) -> tuple[list[Fix], bool, bool]:
     """Free the given layers, solve, and group the replacements that work: the first
     MAX_PER_CHANGE groups by closeness to the user's choice, each with up to MAX_ALTERNATIVES
     replacements.
@@ -96,12 +98,15 @@ def _try_change(kg: KnowledgeGraph, plan: Plan, layers: tuple[Layer, ...],
     Candidates are tried closest first and only as far as what is shown needs: once more
     groups are known than are shown, a candidate whose group (read from the node, or from the
     pair tables for a GPU's architecture) is not shown, or is full, is not solved. Returns
-    (fixes, cut, more): whether the clock cut the search, and whether more groups exist."""
+    (fixes, cut, more): whether the clock cut the search, and whether more groups exist.
+    `distances` holds a `_Distance` from the user's choice per layer (made here where absent)."""
     solver = solver_for(kg)
     problem = plan.problem
     pins = {l: v for l, v in problem.pins.items() if l not in layers}
+    originals = {l: problem.pins.get(l, frozenset()) for l in layers}
+    distances = {l: (distances or {}).get(l) or _Distance(kg, originals[l]) for l in layers}
     if Layer.app in layers:
-        pins[Layer.app] = _app_candidates(kg, problem.pins.get(Layer.app, frozenset()))
+        pins[Layer.app] = _app_candidates(kg, originals[Layer.app], distances[Layer.app])
     driver = None if Layer.driver in layers else problem.driver
     freed = Problem(pins, problem.scope, problem.allow, driver)
     project = [l for l in layers if l is not Layer.driver]
@@ -114,18 +119,14 @@ def _try_change(kg: KnowledgeGraph, plan: Plan, layers: tuple[Layer, ...],
     base = solver.find_domains(freed)
     if base is None:
         return [], False, False
-    originals = {l: problem.pins.get(l, frozenset()) for l in project}
     # A replacement of no family the originals have is as far as any (`_distance`): its key is
     # known without weighing versions.
     families = {l: {kg.nodes[o].family for o in originals[l] if o in kg.nodes} - {None} for l in project}
-    distances: dict[tuple[Layer, str], tuple] = {}  # a value recurs in many combinations of two layers
 
     def distance(layer: Layer, value: str) -> tuple:
-        found = distances.get((layer, value))
-        if found is None:
-            found = distances[layer, value] = _FAR if kg.nodes[value].family not in families[layer] \
-                else _distance(kg, originals[layer], value)
-        return found
+        if kg.nodes[value].family not in families[layer]:
+            return _FAR
+        return distances[layer](value)
 
     def closeness(combo) -> tuple:
         return tuple(distance(l, c) for l, c in zip(project, combo))
@@ -234,14 +235,17 @@ SMALL_LINE = 40  # release lines this short are tried whole
 OTHER_APP_RELEASES = 3
 
 
-def _app_candidates(kg: KnowledgeGraph, originals: frozenset[str]) -> frozenset[str]:
+def _app_candidates(kg: KnowledgeGraph, originals: frozenset[str],
+                    distance: _Distance | None = None) -> frozenset[str]:
     """The apps a changed app may become: every versionless app; of each release line
     (family and backend) of the app the user named, the releases nearest to it (one per
     distinct set of facts) and the newest ones; of other apps' lines, the newest few.
 
     Hundreds of releases would each need a verified path; the nearest ones answer
     "0.12.4 → 0.12.3", the newest ones "upgrade", and the rest add nothing a reader needs.
+    `distance` is `_Distance(kg, originals)`, where the caller has one.
     """
+    distance = distance or _Distance(kg, originals)
     lines: dict[tuple, list[str]] = {}
     out: set[str] = set()
     for node_id in kg.by_layer[Layer.app]:
@@ -259,11 +263,11 @@ def _app_candidates(kg: KnowledgeGraph, originals: frozenset[str]) -> frozenset[
         if len(members) <= SMALL_LINE:
             out.update(members)
             continue
-        out.update(_nearest_distinct(kg, originals, members), newest[:RELEASES_PER_LINE])
+        out.update(_nearest_distinct(kg, distance, members), newest[:RELEASES_PER_LINE])
     return frozenset(out)
 
 
-def _nearest_distinct(kg: KnowledgeGraph, originals: frozenset[str], members: list[str]) -> list[str]:
+def _nearest_distinct(kg: KnowledgeGraph, distance: _Distance, members: list[str]) -> list[str]:
     """The releases nearest to the named one, one for each distinct set of facts about them.
 
     Neighbouring releases mostly say the same (vLLM 0.8.0 to 0.8.5 all pin torch 2.6.0): trying
@@ -272,7 +276,7 @@ def _nearest_distinct(kg: KnowledgeGraph, originals: frozenset[str], members: li
     """
     picked: list[str] = []
     seen: set[frozenset] = set()
-    for member in sorted(members, key=lambda m: _distance(kg, originals, m)):
+    for member in sorted(members, key=distance):
         signature = _fact_signature(kg, member)
         if signature in seen:
             continue
@@ -306,27 +310,62 @@ _FAR = (1, (1 << 20,), 1)  # what `_distance` gives a replacement of no family t
 def _distance(kg: KnowledgeGraph, originals: frozenset[str], value: str) -> tuple:
     """How far a replacement is from what the user asked for: same family first, then
     the nearest version (newer before older on a tie). Ties keep the solver's order."""
+    return _Distance(kg, originals)(value)
+
+
+class _Distance:
+    """`_distance` from one set of originals, for many replacements.
+
+    The distance reads only the family and version of each node, so originals alike in both
+    are weighed once (an app named by family pins every release of every backend: Ollama's
+    491 nodes have 200 versions), their versions are parsed once, and replacements alike in
+    both share one answer."""
+
+    def __init__(self, kg: KnowledgeGraph, originals: frozenset[str]):
+        self.kg = kg
+        alike: dict[tuple, None] = {}
+        for orig_id in originals:
+            orig = kg.nodes.get(orig_id)
+            if orig is not None:
+                alike.setdefault((orig.family, orig.version), None)
+        self.originals = [(family, version, _release(version) if version else None) for family, version in alike]
+        self.known: dict[tuple, tuple] = {}
+
+    def __call__(self, value: str) -> tuple:
+        node = self.kg.nodes[value]
+        key = (node.family, node.version)
+        found = self.known.get(key)
+        if found is None:
+            found = self.known[key] = self._nearest(node.family, node.version)
+        return found
+
+    def _nearest(self, family: str | None, version: str | None) -> tuple:
+        best: tuple = _FAR
+        release = _release(version) if version else None
+        for orig_family, orig_version, orig_release in self.originals:
+            same_family = (orig_family or "") == (family or "") and orig_family is not None
+            if same_family and orig_version and version:
+                if orig_release is None or release is None:
+                    cand = (0, (1 << 19,), 1)  # a version that does not parse
+                else:
+                    a, b = orig_release, release
+                    width = max(len(a), len(b))
+                    a, b = a + (0,) * (width - len(a)), b + (0,) * (width - len(b))
+                    cand = (0, tuple(abs(x - y) for x, y in zip(a, b)), 0 if b >= a else 1)
+            else:
+                cand = (0 if same_family else 1, (1 << 20,), 1)
+            best = min(best, cand)
+        return best
+
+
+def _release(version: str) -> tuple[int, ...] | None:
+    """The release numbers of a version, or None where it does not parse."""
     from gpulane.versions import parse_version
 
-    node = kg.nodes[value]
-    best: tuple = _FAR
-    for orig_id in originals:
-        orig = kg.nodes.get(orig_id)
-        if orig is None:
-            continue
-        same_family = (orig.family or "") == (node.family or "") and orig.family is not None
-        if same_family and orig.version and node.version:
-            try:
-                a, b = parse_version(orig.version).release, parse_version(node.version).release
-                width = max(len(a), len(b))
-                a, b = a + (0,) * (width - len(a)), b + (0,) * (width - len(b))
-                cand = (0, tuple(abs(x - y) for x, y in zip(a, b)), 0 if b >= a else 1)
-            except Exception:
-                cand = (0, (1 << 19,), 1)
-        else:
-            cand = (0 if same_family else 1, (1 << 20,), 1)
-        best = min(best, cand)
-    return best
+    try:
+        return parse_version(version).release
+    except Exception:
+        return None
 
 
 def _equivalence_key(kg: KnowledgeGraph, layer: Layer, value: str, path: Path) -> tuple:
