@@ -246,6 +246,7 @@ def _app_candidates(kg: KnowledgeGraph, originals: frozenset[str],
     `distance` is `_Distance(kg, originals)`, where the caller has one.
     """
     distance = distance or _Distance(kg, originals)
+    signatures: dict[int, tuple] = {}  # a fact about many releases is read once (`_fact_signature`)
     lines: dict[tuple, list[str]] = {}
     out: set[str] = set()
     for node_id in kg.by_layer[Layer.app]:
@@ -263,11 +264,12 @@ def _app_candidates(kg: KnowledgeGraph, originals: frozenset[str],
         if len(members) <= SMALL_LINE:
             out.update(members)
             continue
-        out.update(_nearest_distinct(kg, distance, members), newest[:RELEASES_PER_LINE])
+        out.update(_nearest_distinct(kg, distance, members, signatures), newest[:RELEASES_PER_LINE])
     return frozenset(out)
 
 
-def _nearest_distinct(kg: KnowledgeGraph, distance: _Distance, members: list[str]) -> list[str]:
+def _nearest_distinct(kg: KnowledgeGraph, distance: _Distance, members: list[str],
+                      signatures: dict[int, tuple] | None = None) -> list[str]:
     """The releases nearest to the named one, one for each distinct set of facts about them.
 
     Neighbouring releases mostly say the same (vLLM 0.8.0 to 0.8.5 all pin torch 2.6.0): trying
@@ -277,7 +279,7 @@ def _nearest_distinct(kg: KnowledgeGraph, distance: _Distance, members: list[str
     picked: list[str] = []
     seen: set[frozenset] = set()
     for member in sorted(members, key=distance):
-        signature = _fact_signature(kg, member)
+        signature = _fact_signature(kg, member, signatures)
         if signature in seen:
             continue
         seen.add(signature)
@@ -287,12 +289,21 @@ def _nearest_distinct(kg: KnowledgeGraph, distance: _Distance, members: list[str
     return picked
 
 
-def _fact_signature(kg: KnowledgeGraph, node_id: str) -> frozenset:
+def _fact_signature(kg: KnowledgeGraph, node_id: str, known: dict[int, tuple] | None = None) -> frozenset:
     """What the facts about a release say, without their ids and sources: two releases with
-    equal signatures answer every question alike."""
-    return frozenset((cf.fact.relation, repr(cf.fact.object), repr(cf.fact.when), cf.fact.status,
-                      cf.fact.exhaustive, repr(cf.fact.domain))
-                     for cf in kg.facts_about(node_id) if node_id in cf.subjects)
+    equal signatures answer every question alike. `known` keeps each fact's part by its index
+    (most facts about a release are about its neighbours too: Ollama's 418 releases read 59)."""
+    known = {} if known is None else known
+    parts = []
+    for cf in kg.facts_about(node_id):
+        if node_id not in cf.subjects:
+            continue
+        part = known.get(cf.index)
+        if part is None:
+            part = known[cf.index] = (cf.fact.relation, repr(cf.fact.object), repr(cf.fact.when), cf.fact.status,
+                                      cf.fact.exhaustive, repr(cf.fact.domain))
+        parts.append(part)
+    return frozenset(parts)
 
 
 def _version_key(version: str):
@@ -329,6 +340,10 @@ class _Distance:
             if orig is not None:
                 alike.setdefault((orig.family, orig.version), None)
         self.originals = [(family, version, _release(version) if version else None) for family, version in alike]
+        # Releases of the originals, by family as `_nearest` compares families: a replacement
+        # that is one of them (padded with zeros) is as near as any can be.
+        self.releases = {((family or ""), release) for family, version, release in self.originals
+                         if family is not None and version and release is not None}
         self.known: dict[tuple, tuple] = {}
 
     def __call__(self, value: str) -> tuple:
@@ -342,6 +357,10 @@ class _Distance:
     def _nearest(self, family: str | None, version: str | None) -> tuple:
         best: tuple = _FAR
         release = _release(version) if version else None
+        if release is not None and self._is_original(family or "", release):
+            # Equal padded releases give zero differences, as wide as `release` where the
+            # original's is no longer: no other original's tuple is smaller.
+            return (0, (0,) * len(release), 0)
         for orig_family, orig_version, orig_release in self.originals:
             same_family = (orig_family or "") == (family or "") and orig_family is not None
             if same_family and orig_version and version:
@@ -356,6 +375,17 @@ class _Distance:
                 cand = (0 if same_family else 1, (1 << 20,), 1)
             best = min(best, cand)
         return best
+
+
+    def _is_original(self, family: str, release: tuple[int, ...]) -> bool:
+        """Whether an original of the family has this release, or a prefix of it that the
+        zeros after it pad out (2.6 for 2.6.0)."""
+        for k in range(len(release), 0, -1):
+            if (family, release[:k]) in self.releases:
+                return True
+            if release[k - 1] != 0:
+                return False
+        return False
 
 
 def _release(version: str) -> tuple[int, ...] | None:
