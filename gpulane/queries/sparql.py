@@ -480,6 +480,11 @@ def _nested_exists(levels: list[str]) -> str:
     return f"EXISTS {{ {out} }}"
 
 
+def _path_vars(pattern: str, layers) -> set[str]:
+    """The path variables (one per layer: ``?app``) a pattern reads."""
+    return set(re.findall(r"\?[a-z]+\b", pattern)) & {_v(l) for l in layers}
+
+
 def _cap(layer: Layer) -> str:
     return layer.value[0].upper() + layer.value[1:]
 
@@ -523,8 +528,20 @@ class _VerdictBranch(_Branch):
         # AMD GPU classes by the vLLM app classes before any pair relates them).
         joined = {l for pair in ordered for l in pair}
         opening = {l for l in small if not ordered or l in ordered[0] or l not in joined}
+        node_rules = self._node_rules()
+        if node_rules is None:
+            return None
+        # A rule that reads one node of an opening pin (the shape's declarations: Ollama's
+        # releases that ship their toolkit, or leave it out) narrows that pin before the joins:
+        # after them, a branch no pinned node can take still enumerated its paths.
+        early = {l: [r for r in node_rules if _path_vars(r, self.layers) == {_v(l)}] for l in opening}
         for layer in sorted(opening, key=lambda l: (len(pins[l]), _RANK[l])):
-            self.add(self._pin_values(layer).strip())
+            if early[layer]:
+                self.add(f"{{ SELECT DISTINCT {_v(layer)} WHERE {{ {self._pin_values(layer)}"
+                         f"{' '.join(early[layer])} }} }}")
+            else:
+                self.add(self._pin_values(layer).strip())
+        late = [r for r in node_rules if not any(r in e for e in early.values())]
         bound = set(opening)
         pending: list[tuple[str, set, list[str]]] = []
         bundles = {True: "?app gl:bundlesToolkit ?toolkit .", False: "MINUS { ?app gl:bundlesToolkit ?toolkit }",
@@ -569,13 +586,9 @@ class _VerdictBranch(_Branch):
             pending.remove(test)
         if bundles:  # (a MINUS after every variable it reads is bound)
             self.add(bundles)
-        if not self._pseudo_rules():
-            return None
+        for rule in late:
+            self.add(rule)
         for upper, lower in self._pairs():
-            if (upper, lower) in inv.declared:
-                self.add(f"MINUS {{ {_v(upper)} gl:notUsedLayer|gl:bundledLayer gl:{lower.value} }}")
-            if (lower, upper) in inv.declared:
-                self.add(f"MINUS {{ {_v(lower)} gl:notUsedLayer|gl:bundledLayer gl:{upper.value} }}")
             kind = self._kind(upper, lower)
             if kind == "pass":
                 self._vendor_rule(upper, lower)
@@ -591,6 +604,23 @@ class _VerdictBranch(_Branch):
             if self.shape[layer] != "node":
                 self.add(f"BIND(<{PSEUDO[self.shape[layer]]}> AS {_v(layer)})")
         return "\n".join(self.lines)
+
+    def _node_rules(self) -> list[str] | None:
+        """The shape's rules on the nodes themselves (who leaves a layer out, and how; a layer
+        declared unused or bundled pairs with no node of it), or None where the shape cannot
+        occur."""
+        written, self.lines = self.lines, []
+        try:
+            if not self._pseudo_rules():
+                return None
+            for upper, lower in self._pairs():
+                if (upper, lower) in self.inv.declared:
+                    self.add(f"MINUS {{ {_v(upper)} gl:notUsedLayer|gl:bundledLayer gl:{lower.value} }}")
+                if (lower, upper) in self.inv.declared:
+                    self.add(f"MINUS {{ {_v(lower)} gl:notUsedLayer|gl:bundledLayer gl:{upper.value} }}")
+            return [line.strip() for line in self.lines]
+        finally:
+            self.lines = written
 
     def _stage(self, bound: set, pending: list) -> None:
         """Fold what is written so far into a sub-select: DISTINCT over the path variables bound
