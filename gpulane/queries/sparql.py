@@ -468,6 +468,21 @@ def _values(kg: KnowledgeGraph, var: str, ids) -> str:
     return f"VALUES {var} {{ " + " ".join(f"<{node_iri(i)}>" for i in sorted(ids) if i in kg.nodes) + " }"
 
 
+def _pin_nodes(kg: KnowledgeGraph, layer: Layer, var: str, ids) -> str:
+    """A pattern binding `var` to these nodes of `layer`: where they are exactly the layer's nodes
+    of one family (`app = Ollama`: its 491 releases), the family lookup, else a VALUES clause.
+    The pin is repeated in the query's branches and unions; as 491 IRIs it was 24 kB each time,
+    which Oxigraph parses and evaluates each time."""
+    present = {i for i in ids if i in kg.nodes}
+    families = {kg.nodes[i].family for i in present}
+    if len(families) == 1:
+        family = next(iter(families))
+        if family is not None and re.fullmatch(r"[A-Za-z0-9._+-]+", family) and present == {
+                n for n in kg.by_layer[layer] if kg.nodes[n].family == family}:
+            return f'{var} gl:family "{family}" ; gl:layer gl:{layer.value} .'
+    return _values(kg, var, ids)
+
+
 _SMALL_PIN = 32  # pins with more values (vendor = AMD: every AMD GPU) are joined last
 
 
@@ -634,7 +649,7 @@ class _VerdictBranch(_Branch):
             from gpulane.graph.verdicts import class_predicate
 
             var, node_var = _v(layer), f"{_v(layer)}Node"
-            return (f"{{ SELECT DISTINCT {var} WHERE {{ {_values(self.kg, node_var, self.problem.pins[layer])} "
+            return (f"{{ SELECT DISTINCT {var} WHERE {{ {_pin_nodes(self.kg, layer, node_var, self.problem.pins[layer])} "
                     f"{node_var} gl:{class_predicate(layer)} {var} }} }} ")
         return super()._pin_values(layer)
 
