@@ -8,7 +8,7 @@ from __future__ import annotations
 from itertools import combinations
 from types import SimpleNamespace
 
-from gpulane.queries.fix import _FAR, _Distance, _distance
+from gpulane.queries.fix import _FAR, _Distance
 from gpulane.versions import parse_version
 
 
@@ -51,4 +51,4 @@ def test_distance_matches_weighing_every_original():
         for value in ids:
             expected = _reference(nodes, originals, value)
             assert distance(value) == expected, (sorted(originals), value)
-            assert _distance(kg, originals, value) == expected
+            assert _Distance(kg, originals)(value) == expected  # a fresh one: nothing remembered

@@ -12,7 +12,7 @@ from gpulane.graph.solver import Problem, is_pseudo
 from gpulane.graph.synthetic import generate
 from gpulane.model import Layer
 from gpulane.queries import run
-from gpulane.queries.fix import MAX_ALTERNATIVES, MAX_PER_CHANGE, _distance, _equivalence_key, _try_change
+from gpulane.queries.fix import MAX_ALTERNATIVES, MAX_PER_CHANGE, _Distance, _equivalence_key, _try_change
 
 UNHURRIED = 1e12
 
@@ -31,8 +31,10 @@ def _reference(kg, plan, layers):
     answers = [(c, p) for c, p in solver.find(freed, project)
                if not all(problem.pins.get(l) and x in problem.pins[l] for l, x in zip(project, c))]
 
+    distances = {l: _Distance(kg, originals[l]) for l in project}
+
     def closeness(combo):
-        return tuple(_distance(kg, originals[l], x) for l, x in zip(project, combo))
+        return tuple(distances[l](x) for l, x in zip(project, combo))
 
     groups: dict = {}
     for combo, path in answers:

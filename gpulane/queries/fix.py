@@ -119,7 +119,7 @@ def _try_change(kg: KnowledgeGraph, plan: Plan, layers: tuple[Layer, ...], deadl
     base = solver.find_domains(freed)
     if base is None:
         return [], False, False
-    # A replacement of no family the originals have is as far as any (`_distance`): its key is
+    # A replacement of no family the originals have is as far as any (`_Distance`): its key is
     # known without weighing versions.
     families = {l: {kg.nodes[o].family for o in originals[l] if o in kg.nodes} - {None} for l in project}
 
@@ -315,17 +315,12 @@ def _version_key(version: str):
         return parse_version("0")
 
 
-_FAR = (1, (1 << 20,), 1)  # what `_distance` gives a replacement of no family the originals have
-
-
-def _distance(kg: KnowledgeGraph, originals: frozenset[str], value: str) -> tuple:
-    """How far a replacement is from what the user asked for: same family first, then
-    the nearest version (newer before older on a tie). Ties keep the solver's order."""
-    return _Distance(kg, originals)(value)
+_FAR = (1, (1 << 20,), 1)  # what `_Distance` gives a replacement of no family the originals have
 
 
 class _Distance:
-    """`_distance` from one set of originals, for many replacements.
+    """How far a replacement is from what the user asked for (the originals): same family
+    first, then the nearest version (newer before older on a tie). Ties keep the solver's order.
 
     The distance reads only the family and version of each node, so originals alike in both
     are weighed once (an app named by family pins every release of every backend: Ollama's
@@ -375,7 +370,6 @@ class _Distance:
                 cand = (0 if same_family else 1, (1 << 20,), 1)
             best = min(best, cand)
         return best
-
 
     def _is_original(self, family: str, release: tuple[int, ...]) -> bool:
         """Whether an original of the family has this release, or a prefix of it that the
