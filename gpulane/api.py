@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import json
+import re
 from pathlib import Path
 from typing import Any, Optional
 
@@ -153,6 +154,7 @@ def _fact_texts(stored: StoredKB) -> list[bytes]:
 
 
 _validators: dict[str, Any] = {}
+_NEWLINE = re.compile(b"\n")  # finds the end of the core line in a view (which has no .find)
 
 
 def _validator(name: str, annotation: Any):
@@ -166,7 +168,7 @@ def _validator(name: str, annotation: Any):
 
 def _decoder(slot: str):
     """How a cache entry of this slot is read back (see ``_encode``)."""
-    def decode(payload: bytes) -> KnowledgeGraph:
+    def decode(payload: memoryview) -> KnowledgeGraph:
         from gpulane.errors import CacheEntryError
         from gpulane.loaders.cache import discard, entry_path
         from gpulane.loaders.stored import CheckedOnUse
@@ -178,10 +180,13 @@ def _decoder(slot: str):
         # when read (a wrong one is a miss, or for a part read later an error that removes the
         # entry), the value checks are not, and the models are made from the checked data
         # without a second pass (gpulane.loaders.stored).
-        core_text, newline, rest = payload.partition(b"\n")
-        if not newline:
+        # Only the core line is copied (the JSON reader takes bytes); the facts, origins and
+        # selections after it stay a view of the entry, each item copied when first read.
+        newline = _NEWLINE.search(payload)
+        if newline is None:
             raise ValueError("no core line")
-        core = _validator("core", _StoredCore).validate_json(core_text)
+        core = _validator("core", _StoredCore).validate_json(bytes(payload[:newline.start()]))
+        rest = payload[newline.end():]
         facts_end = core["fact_ends"][-1] if core["fact_ends"] else 0
         origins_end, selections_end = core["origins_end"], core["selections_end"]
         if not facts_end <= origins_end <= selections_end == len(rest):
@@ -196,7 +201,7 @@ def _decoder(slot: str):
         def section(name: str, annotation: Any, start: int, end: int):
             def read():
                 try:
-                    return _validator(name, annotation).validate_json(rest[start:end])
+                    return _validator(name, annotation).validate_json(bytes(rest[start:end]))
                 except ValueError as exc:
                     raise damaged(name, exc) from None
             return read

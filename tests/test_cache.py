@@ -23,7 +23,7 @@ def _copy_mini(tmp_path, name="kb"):
 
 
 def _json_cache(key, build, directory, slot="s"):
-    return load_cached(key, build, lambda o: json.dumps(o).encode(), json.loads, slot, directory)
+    return load_cached(key, build, lambda o: json.dumps(o).encode(), lambda b: json.loads(bytes(b)), slot, directory)
 
 
 def _entries(directory):

@@ -16,6 +16,7 @@ from gpulane.graph.kb import KnowledgeGraph
 from gpulane.graph.names import NameIndex
 from gpulane.graph.synthetic import generate
 from gpulane.loaders.cache import cache_dir
+from gpulane.model import Layer
 from tests.conftest import MINI
 
 
@@ -40,6 +41,7 @@ def _same_graph(a: KnowledgeGraph, b: KnowledgeGraph) -> None:
     assert _index(a.overrides) == _index(b.overrides)
     assert a.names == b.names
     assert a.selection_table() == b.selection_table()
+    assert all(a.layer_order(layer) == b.layer_order(layer) for layer in Layer)
 
 
 def _round_trip(kg: KnowledgeGraph) -> KnowledgeGraph:
@@ -160,6 +162,10 @@ def test_payload_changed_under_its_header_is_rebuilt(tmp_path, monkeypatch):
     lambda d: d["compiled"]["names"]["exact"].update({"x": {"gpu": 5}}),
     lambda d: d["compiled"]["names"]["exact"].update({"x": {"not-a-layer": ["gpu-a"]}}),
     lambda d: d["compiled"].__setitem__("facts", "nope"),
+    lambda d: d["compiled"]["orders"].pop("gpu"),
+    lambda d: d["compiled"]["orders"]["gpu"].append(0),
+    lambda d: d["compiled"]["orders"]["gpu"].__setitem__(0, 10**6),
+    lambda d: d["compiled"]["orders"].__setitem__("not-a-layer", []),
 ])
 def test_malformed_compiled_state_is_rebuilt_not_a_traceback(tmp_path, damage):
     _damaged_entry_is_rebuilt(tmp_path, damage)

@@ -17,7 +17,7 @@ from gpulane.graph.names import NameIndex
 from gpulane.model import KnowledgeBase, Origin
 from gpulane.model import (ALWAYS_EXHAUSTIVE, OFFICIAL_POSITIVE, Fact, Layer, Node, Relation, Selector,
                            Source, Status)
-from gpulane.versions import VersionRange, spec_matches
+from gpulane.versions import VersionRange, parse_version, spec_matches
 
 __all__ = ["KnowledgeGraph", "CompiledFact", "CompiledState", "Condition", "selector_key"]
 
@@ -36,6 +36,14 @@ class Condition:
     vendor: str | None = None
     # The version spec a driver range was read from (what a cache stores to make it again).
     spec: str | None = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def of_ids(cls, layer: Layer, ids: frozenset[str], vendor: str | None = None) -> "Condition":
+        """``Condition(layer, ids=ids, vendor=vendor)``, made without the frozen dataclass's
+        guarded field-by-field set-up: reading stored compiled state makes tens of thousands."""
+        made = object.__new__(cls)
+        made.__dict__.update(layer=layer, ids=ids, drivers=None, vendor=vendor, spec=None)
+        return made
 
     def holds_for(self, value: str | None) -> bool:
         if value is None:
@@ -147,6 +155,8 @@ class CompiledState(TypedDict):
     facts: list[_FactRow]
     generic_members: dict[str, frozenset[str]]
     names: NameIndex
+    # Each layer's nodes in answer order (``layer_order``), as positions in ``by_layer``.
+    orders: dict[Layer, list[int]]
 
 
 class KnowledgeGraph:
@@ -213,6 +223,8 @@ class KnowledgeGraph:
             # (The pair tables are not stored: made from the compiled facts they take less time
             # than reading them, which are several times larger than the knowledge base.)
             "names": self.names.to_data(),
+            # Ranking parses every version (some 100 ms at 10^5 facts): stored, not redone.
+            "orders": {layer.value: _positions(self.by_layer[layer], self.layer_order(layer)) for layer in Layer},
         }
 
     @classmethod
@@ -248,7 +260,7 @@ class KnowledgeGraph:
         for layer, ids, spec, vendor in state["conditions"]:
             if (ids is None) == (spec is None):
                 raise ValueError("a stored condition is neither node ids nor a driver range")
-            conditions.append(Condition(layer, ids=ids, vendor=vendor) if spec is None else
+            conditions.append(Condition.of_ids(layer, ids, vendor) if spec is None else
                               Condition(layer, drivers=VersionRange.from_spec(spec), vendor=vendor, spec=spec))
         kg.facts, kg.fact_by_id = [], {}
         facts = kb.facts
@@ -265,11 +277,20 @@ class KnowledgeGraph:
             # What the solver reads of the fact is stored beside it; the model itself is made
             # when first used (see CompiledFact).
             compiled = make(index, facts, subject_layer, subjects, conditions[target],
-                            tuple([conditions[w] for w in when]), via,
+                            tuple([conditions[w] for w in when]) if when else (), via,
                             None if domain is None else conditions[domain], names_known,
                             fid, relation, status, runs_as, caveat, exhaustive)
             append(compiled)
             by_id(fid, compiled)
+        orders = {}
+        for layer, positions in state["orders"].items():
+            nodes = kg.by_layer[layer]
+            if sorted(positions) != list(range(len(nodes))):
+                raise ValueError(f"the stored order of layer {layer.value} is not one of its nodes")
+            orders[layer] = [nodes[i] for i in positions]
+        if orders.keys() != set(Layer):
+            raise ValueError("a layer's stored order is missing")
+        kg._layer_orders = orders
         kg._index()
         kg._index_overrides()
         return kg
@@ -454,10 +475,18 @@ class KnowledgeGraph:
                         back.setdefault(x, set()).update(nodes)
 
     def _index(self) -> None:
-        self.by_subject: dict[tuple[str, Layer], list[CompiledFact]] = {}
+        by_subject: dict[tuple[str, Layer], list[CompiledFact]] = {}
+        get = by_subject.get
         for cf in self.facts:
+            layer = cf.target.layer
             for s in cf.subjects:
-                self.by_subject.setdefault((s, cf.target.layer), []).append(cf)
+                key = (s, layer)
+                found = get(key)
+                if found is None:
+                    by_subject[key] = [cf]
+                else:
+                    found.append(cf)
+        self.by_subject = by_subject
 
     @property
     def by_node(self) -> dict[str, list[CompiledFact]]:
@@ -497,10 +526,30 @@ class KnowledgeGraph:
 
     def _pair_table(self, statuses) -> dict[tuple[Layer, Layer], dict[str, set[str]]]:
         table: dict[tuple[Layer, Layer], dict[str, set[str]]] = {}
+        # _link, inlined: this loop runs once per fact (10^5 at the benchmark's largest size).
+        sides: dict[tuple[Layer, Layer], tuple[dict, dict]] = {}
         for cf in self.facts:
-            if not cf.positive or cf.target.ids is None or (statuses is not None and cf.status not in statuses):
+            objects = cf.target.ids
+            if not cf.positive or objects is None or (statuses is not None and cf.status not in statuses):
                 continue
-            _link(table, cf.subject_layer, cf.target.layer, cf.subjects, cf.target.ids)
+            pair = (cf.subject_layer, cf.target.layer)
+            side = sides.get(pair)
+            if side is None:
+                side = sides[pair] = (table.setdefault(pair, {}), table.setdefault(pair[::-1], {}))
+            fwd, back = side
+            subjects = cf.subjects
+            for s in subjects:
+                have = fwd.get(s)
+                if have is None:
+                    fwd[s] = set(objects)
+                else:
+                    have |= objects
+            for o in objects:
+                have = back.get(o)
+                if have is None:
+                    back[o] = set(subjects)
+                else:
+                    have |= subjects
         self._link_bundled_toolkits(table, statuses)
         return table
 
@@ -564,6 +613,17 @@ class KnowledgeGraph:
                 out.extend(a for a in sorted(cf.target.ids) if a not in out)  # sources that agree count once
         return out
 
+    def layer_order(self, layer: Layer) -> list[str]:
+        """A layer's nodes in the order answers list them (once per graph, kept with its compiled
+        state): newest version first for toolkits and framework builds; Linux, then Ubuntu,
+        then newest first for OSes; apps by name, each app's versionless node before its releases
+        newest first; by name otherwise."""
+        orders = self.__dict__.setdefault("_layer_orders", {})
+        found = orders.get(layer)
+        if found is None:
+            found = orders[layer] = sorted(self.by_layer[layer], key=_order_key(self, layer))
+        return found
+
     def compute_vendor(self, node_id: str) -> str | None:
         """The GPU vendor whose hardware a node runs on: a GPU's or architecture's vendor, a
         toolkit's or framework build's vendor, an app node's backend (cuda → nvidia, rocm → amd).
@@ -578,6 +638,7 @@ class KnowledgeGraph:
                     vendor = None
             cache[node_id] = vendor
         return cache[node_id]
+
     def gpus_with_pci_id(self, pci_id: str) -> list[str]:
         """The GPU nodes that list a PCI id ("10de:2684"); see gpulane.graph.pci for tool formats."""
         if not hasattr(self, "_by_pci"):
@@ -655,6 +716,59 @@ def _link(table: dict, a: Layer, b: Layer, subjects: Iterable[str], objects: Ite
             back[o] = set(subjects)
         else:
             have |= subjects
+
+
+def _order_key(kg: KnowledgeGraph, layer: Layer) -> Callable[[str], tuple]:
+    """The sort key of ``layer_order``."""
+    def key(v: str) -> tuple:
+        if v.startswith("~"):  # a pseudo value (not a node): last, by name
+            return (2, v)
+        node = kg.nodes[v]
+        if layer is Layer.os:
+            platform_rank = {"linux": 0, "windows": 1, "wsl2": 2}.get(node.platform.value if node.platform else "", 3)
+            family_rank = (node.family or "") != "ubuntu"
+            try:
+                ver = _Desc(parse_version(node.version or "0"))
+            except Exception:
+                ver = _Desc(parse_version("0"))
+            return (0, platform_rank, family_rank, node.family or "", ver, v)
+        if layer in (Layer.toolkit, Layer.framework) and node.version:
+            try:
+                return (0, _Desc(parse_version(node.version)), node.family or "", v)
+            except Exception:
+                pass
+        if layer is Layer.app and node.version:
+            # Releases of an app newest first, apps by name.
+            try:
+                return (1, (node.family or node.name).lower(), _Desc(parse_version(node.version)), v)
+            except Exception:
+                pass
+        if layer is Layer.app:
+            # A versionless node (what the project's current docs say) before its releases.
+            return (1, (node.family or node.name).lower(), _Desc(parse_version("999999")), v)
+        return (1, node.name.lower())
+    return key
+
+
+class _Desc:
+    """Sorts versions newest first."""
+
+    __slots__ = ("v",)
+
+    def __init__(self, v):
+        self.v = v
+
+    def __lt__(self, other: "_Desc") -> bool:
+        return self.v > other.v
+
+    def __eq__(self, other) -> bool:
+        return self.v == other.v
+
+
+def _positions(nodes: list[str], ordered: list[str]) -> list[int]:
+    """Where each of ``ordered`` stands in ``nodes``."""
+    where = {v: i for i, v in enumerate(nodes)}
+    return [where[v] for v in ordered]
 
 
 def _count(values: Iterable[str]) -> dict[str, int]:

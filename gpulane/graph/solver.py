@@ -21,7 +21,7 @@ from typing import Iterator
 
 from gpulane.graph.kb import CompiledFact, KnowledgeGraph
 from gpulane.model import LAYER_ORDER, OFFICIAL_POSITIVE, Layer, Relation, Status
-from gpulane.versions import VersionRange, kernel_matches, parse_version
+from gpulane.versions import VersionRange, kernel_matches
 
 __all__ = ["Problem", "DriverPin", "Edge", "Path", "Solver", "REQUIRED_PAIRS", "NOT_USED", "BUNDLED", "is_pseudo"]
 
@@ -904,36 +904,7 @@ class Solver:
         return ordered
 
     def _rank_layer(self, layer: Layer) -> list[str]:
-        kg = self.kg
-
-        def key(v: str):
-            if is_pseudo(v):
-                return (2, v)
-            node = kg.nodes[v]
-            if layer is Layer.os:
-                platform_rank = {"linux": 0, "windows": 1, "wsl2": 2}.get(node.platform.value if node.platform else "", 3)
-                family_rank = (node.family or "") != "ubuntu"
-                try:
-                    ver = _Desc(parse_version(node.version or "0"))
-                except Exception:
-                    ver = _Desc(parse_version("0"))
-                return (0, platform_rank, family_rank, node.family or "", ver, v)
-            if layer in (Layer.toolkit, Layer.framework) and node.version:
-                try:
-                    return (0, _Desc(parse_version(node.version)), node.family or "", v)
-                except Exception:
-                    pass
-            if layer is Layer.app and node.version:
-                # Releases of an app newest first, apps by name.
-                try:
-                    return (1, (node.family or node.name).lower(), _Desc(parse_version(node.version)), v)
-                except Exception:
-                    pass
-            if layer is Layer.app:
-                # A versionless node (what the project's current docs say) before its releases.
-                return (1, (node.family or node.name).lower(), _Desc(parse_version("999999")), v)
-            return (1, node.name.lower())
-        return sorted(kg.by_layer[layer], key=key)
+        return self.kg.layer_order(layer)
 
     def propagate(self, problem: Problem, domains: dict[Layer, list[str]],
                   changed: set[Layer] | None = None) -> dict[Layer, list[str]]:
@@ -2075,21 +2046,6 @@ def _role(cf: CompiledFact, gpu: str) -> tuple:
     return (cf.index, gpu in cf.subjects, gpu in (cf.target.ids or ()),
             tuple(j for j, cond in enumerate(cf.when) if gpu in (cond.ids or ())),
             cf.domain is not None and gpu in (cf.domain.ids or ()))
-
-
-class _Desc:
-    """Sorts versions newest first."""
-
-    __slots__ = ("v",)
-
-    def __init__(self, v):
-        self.v = v
-
-    def __lt__(self, other: "_Desc") -> bool:
-        return self.v > other.v
-
-    def __eq__(self, other) -> bool:
-        return self.v == other.v
 
 
 def provided_by(kg: KnowledgeGraph, layer: Layer, values: dict[Layer, str]) -> str | None:

@@ -114,12 +114,12 @@ def discard(slot: str, directory: Path | None = None) -> None:
 
 
 def load_cached(key: str | None, build: Callable[[], T], encode: Callable[[T], bytes],
-                decode: Callable[[bytes], T], slot: str = "default",
+                decode: Callable[[memoryview], T], slot: str = "default",
                 directory: Path | None = None) -> tuple[T, str]:
     """The cached object for a key, or a freshly built (and stored) one.
 
-    ``encode`` turns the object into bytes (JSON); ``decode`` turns bytes back and raises on
-    anything it does not accept. Returns (object, how) where how is "hit", "built", "rebuilt"
+    ``encode`` turns the object into bytes (JSON); ``decode`` turns them back (it is given a
+    read-only view of the stored bytes, not a copy) and raises on anything it does not accept. Returns (object, how) where how is "hit", "built", "rebuilt"
     (an entry existed but was stale or unreadable) or "uncached" (no key, or a cache folder that
     is not safe to use).
     """
@@ -168,14 +168,16 @@ def _read_entry(path: Path) -> bytes | None:
         os.close(fd)
 
 
-def _decode(blob: bytes, key: str, decode: Callable[[bytes], T]) -> T | None:
-    header, newline, payload = blob.partition(b"\n")
+def _decode(blob: bytes, key: str, decode: Callable[[memoryview], T]) -> T | None:
     prefix = _MAGIC + key.encode() + b" "
-    if not newline or not header.startswith(prefix):
+    end = len(prefix) + 64  # the header line: prefix, the payload's SHA-256 in hex, newline
+    if not blob.startswith(prefix) or blob[end:end + 1] != b"\n":
         return None
+    # A view, not a copy: the payload is most of an entry that may be tens of megabytes.
+    payload = memoryview(blob)[end + 1:]
     # The header also holds the payload's digest: a truncated, damaged or foreign payload under
     # our key line is a miss before anything reads it.
-    if header[len(prefix):] != hashlib.sha256(payload).hexdigest().encode():
+    if blob[len(prefix):end] != hashlib.sha256(payload).hexdigest().encode():
         return None
     try:
         return decode(payload)

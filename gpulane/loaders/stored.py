@@ -234,7 +234,7 @@ class CheckedOnUse(_MadeOnUse):
 
     __slots__ = ("_check", "_blob", "_ends", "_damaged")
 
-    def __init__(self, check: SchemaValidator, blob: bytes, ends: list[int],
+    def __init__(self, check: SchemaValidator, blob: bytes | memoryview, ends: list[int],
                  damaged: Callable[[int, Exception], Exception]):
         previous = 0
         for end in ends:
@@ -247,7 +247,7 @@ class CheckedOnUse(_MadeOnUse):
     def _make(self, index: int) -> dict:
         start = self._ends[index - 1] if index else 0
         try:
-            return self._check.validate_json(self._blob[start:self._ends[index]])
+            return self._check.validate_json(bytes(self._blob[start:self._ends[index]]))
         except ValueError as exc:  # pydantic-core's ValidationError is a ValueError
             raise self._damaged(index, exc) from None
 
