@@ -97,11 +97,9 @@ class ReferenceSolver(Solver):
             return doms
         out = {}
         for layer, values in doms.items():
-            if layer in problem.pins:
-                out[layer] = values
-                continue
             out[layer] = [x for x in values if x.startswith("~") or all(
-                any(self._pin_allows(layer, x, pl, p, problem) for p in pvals) for pl, pvals in pinned if pvals)]
+                any(self._pin_allows(layer, x, pl, p, problem) for p in pvals)
+                for pl, pvals in pinned if pvals and pl is not layer)]
         return out
 
     def propagated_domains(self, problem, probe=None):

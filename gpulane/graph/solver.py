@@ -788,14 +788,15 @@ class Solver:
         pinned = [(l, vals) for l, vals in pinned if vals]
         out = {}
         for layer, values in doms.items():
-            if layer in problem.pins:
-                out[layer] = values
-                continue
-            # Kept: every pinned layer has a value that does not rule x out (as sets, so that
-            # what declared layers and vendors decide is settled for the whole layer at once).
+            # Kept: every other pinned layer has a value that does not rule x out (as sets, so
+            # that what declared layers and vendors decide is settled for the whole layer at
+            # once). A pinned layer is weighed against the other pins too: vLLM's releases
+            # against a pinned Windows leave none, and the search ends before it starts.
             alive = set(values)
             alive.difference_update((NOT_USED, BUNDLED))
             for pl, pvals in pinned:
+                if pl is layer:
+                    continue
                 passing: set[str] = set()
                 for p in pvals:
                     passing |= self._pin_passes(layer, alive - passing, pl, p, problem)
