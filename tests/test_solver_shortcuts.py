@@ -95,12 +95,16 @@ class ReferenceSolver(Solver):
         pinned = [(l, [v for v in vals if not v.startswith("~")]) for l, vals in problem.pins.items() if l in doms]
         if not pinned:
             return doms
-        out = {}
-        for layer, values in doms.items():
-            out[layer] = [x for x in values if x.startswith("~") or all(
+
+        def weighed(layer, values, against):
+            return [x for x in values if x.startswith("~") or all(
                 any(self._pin_allows(layer, x, pl, p, problem) for p in pvals)
-                for pl, pvals in pinned if pvals and pl is not layer)]
-        return out
+                for pl, pvals in against if pvals and pl is not layer)]
+
+        # The pinned layers against each other's pins, then the others against what is left.
+        out = {layer: weighed(layer, doms[layer], pinned) for layer, _ in pinned}
+        left = [(layer, [v for v in out[layer] if not v.startswith("~")]) for layer, _ in pinned]
+        return {layer: out[layer] if layer in out else weighed(layer, values, left) for layer, values in doms.items()}
 
     def propagated_domains(self, problem, probe=None):
         # Arc consistency over the lists `domains` gives, revised value by value; no probing.

@@ -785,24 +785,29 @@ class Solver:
         pinned = [(l, [v for v in vals if not is_pseudo(v)]) for l, vals in problem.pins.items() if l in doms]
         if not pinned:
             return doms
-        pinned = [(l, vals) for l, vals in pinned if vals]
-        out = {}
-        for layer, values in doms.items():
-            # Kept: every other pinned layer has a value that does not rule x out (as sets, so
-            # that what declared layers and vendors decide is settled for the whole layer at
-            # once). A pinned layer is weighed against the other pins too: vLLM's releases
-            # against a pinned Windows leave none, and the search ends before it starts.
-            alive = set(values)
-            alive.difference_update((NOT_USED, BUNDLED))
-            for pl, pvals in pinned:
-                if pl is layer:
-                    continue
-                passing: set[str] = set()
-                for p in pvals:
-                    passing |= self._pin_passes(layer, alive - passing, pl, p, problem)
-                alive = passing
-            out[layer] = [x for x in values if x in alive or x[:1] == "~"]
-        return out
+        # The pinned layers first, each against the other pins (vLLM's releases against a pinned
+        # Windows leave few or none); then every other layer against what is left of them: a
+        # pinned value that no such path can use allows nothing.
+        out = {layer: self._weighed(layer, doms[layer], pinned, problem) for layer, _ in pinned}
+        left = [(layer, [v for v in out[layer] if not is_pseudo(v)]) for layer, _ in pinned]
+        return {layer: out[layer] if layer in out else self._weighed(layer, values, left, problem)
+                for layer, values in doms.items()}
+
+    def _weighed(self, layer: Layer, values: list[str], pinned: list[tuple[Layer, list[str]]],
+                 problem: Problem) -> list[str]:
+        """The values that every other pinned layer has a value for that does not rule them out
+        (as sets, so that what declared layers and vendors decide is settled for the whole layer
+        at once). Pseudo values stay; a pin with no real value weighs nothing."""
+        alive = set(values)
+        alive.difference_update((NOT_USED, BUNDLED))
+        for pl, pvals in pinned:
+            if pl is layer or not pvals:
+                continue
+            passing: set[str] = set()
+            for p in pvals:
+                passing |= self._pin_passes(layer, alive - passing, pl, p, problem)
+            alive = passing
+        return [x for x in values if x in alive or x[:1] == "~"]
 
     def _pin_passes(self, layer: Layer, candidates: set[str], pinned_layer: Layer, p: str,
                     problem: Problem) -> set[str]:
