@@ -126,6 +126,15 @@ def _apps_bundle_toolkits(kg: KnowledgeGraph, apps) -> bool:
                for cf in kg.by_subject.get((app, Layer.toolkit), []))
 
 
+def _shipped_toolkits(kg: KnowledgeGraph) -> set[tuple[str, str]]:
+    """(app, toolkit): the app ships the toolkit inside itself (a positive ``bundles`` fact; the
+    verdict graph's ``gl:bundlesToolkit``)."""
+    return {(app, t) for cf in kg.facts
+            if cf.fact.relation.value == "bundles" and cf.positive and cf.subject_layer is Layer.app
+            and cf.target.layer is Layer.toolkit
+            for app in cf.subjects for t in cf.target.ids or ()}
+
+
 # The app ships the toolkit (the engine's bundled_by_app: any positive bundles fact, its
 # conditions not read).
 _BUNDLES = ("?bf gl:subject ?app ; gl:relation gl:bundles ; gl:compiledLayer gl:toolkit ; gl:selects ?toolkit ; "
@@ -318,11 +327,16 @@ class _Branch:
                     if (upper, layer) in _PROPAGATED:
                         if not self._upper_domain_declares(upper, layer, kind):
                             return False
-                        x = self.fresh("x")
-                        self.add(f"{{ SELECT DISTINCT {_v(upper)} WHERE {{ {{ {_v(upper)} {_SKIP_PROP[kind]} "
-                                 f"gl:{layer.value} }} UNION {{ {_v(upper)} {self.link} {x} . {x} gl:layer "
-                                 f"gl:{layer.value} }} }} }}")
+                        self.add(self._stands_behind(upper, layer, kind))
         return True
+
+    def _stands_behind(self, upper: Layer, layer: Layer, kind: str) -> str:
+        """A node of `upper` may stand behind a pseudo value of `layer` only if it declares the
+        layer so, or links to some node of it (the engine's domain narrowing)."""
+        x = self.fresh("x")
+        return (f"{{ SELECT DISTINCT {_v(upper)} WHERE {{ {{ {_v(upper)} {_SKIP_PROP[kind]} "
+                f"gl:{layer.value} }} UNION {{ {_v(upper)} {self.link} {x} . {x} gl:layer "
+                f"gl:{layer.value} }} }} }}")
 
     def _upper_domain_declares(self, upper: Layer, lower: Layer, kind: str) -> bool:
         """Whether the upper layer's candidates could stand behind a pseudo lower value.
@@ -495,6 +509,26 @@ def _nested_exists(levels: list[str]) -> str:
     return f"EXISTS {{ {out} }}"
 
 
+def _any(terms: list[str]) -> str:
+    """The disjunction of boolean expressions, evaluated in this order and stopping at the first
+    true one: IF(a, true, IF(b, true, c)). (Oxigraph 0.5 orders the operands of || and && by a hash
+    of their text, so that a cheap test written first may run after an expensive EXISTS; it keeps
+    IF's. The terms never raise errors here: EXISTS, BOUND, comparisons of bound keys.)"""
+    out = terms[-1]
+    for term in reversed(terms[:-1]):
+        out = f"IF({term}, true, {out})"
+    return out
+
+
+def _all(terms: list[str]) -> str:
+    """The conjunction of boolean expressions, in this order, stopping at the first false one
+    (see _any)."""
+    out = terms[-1]
+    for term in reversed(terms[:-1]):
+        out = f"IF({term}, {out}, false)"
+    return out
+
+
 def _path_vars(pattern: str, layers) -> set[str]:
     """The path variables (one per layer: ``?app``) a pattern reads."""
     return set(re.findall(r"\?[a-z]+\b", pattern)) & {_v(l) for l in layers}
@@ -527,13 +561,15 @@ class _VerdictBranch(_Branch):
         # layer the bound one links to fewest nodes (from the compiled pair tables): written
         # in the order a nested-loop join should run them.
         required = [p for p in self._pairs() if self._kind(*p) == "ok"]
-        bound = set(small) or {min(self.real, key=lambda l: (len(pins.get(l, self.kg.by_layer[l])), _RANK[l]))}
-        ordered = []
-        while required:
-            nxt = min(required, key=lambda p: self._cost(p, bound))
-            required.remove(nxt)
-            ordered.append(nxt)
-            bound |= set(nxt)
+        start = set(small) or {min(self.real, key=lambda l: (len(pins.get(l, self.kg.by_layer[l])), _RANK[l]))}
+        ordered = self._order(required, start)
+        # The depth-first tail (_tail_pair): the free layer's join comes last, and is not a join.
+        self._tail = None
+        self._tail_sources: list[tuple[str, Layer, Layer]] = []
+        tail = self._tail_pair(required, start)
+        if tail is not None:
+            ordered = self._order([p for p in required if p != tail[0]], start) + [tail[0]]
+            self._tail = tail[1]
         # Each join is a stage: a sub-select folded with DISTINCT over the path variables bound
         # so far (and what a test still to come reads), so that the store runs them in this
         # order and the rows never multiply by profiles or rows; a row test is applied at the
@@ -541,11 +577,14 @@ class _VerdictBranch(_Branch):
         # The small pins open the first join; a small pin of a later join is inside that join's
         # union (_ok_union), not beside the first one, where it would multiply its rows (the
         # AMD GPU classes by the vLLM app classes before any pair relates them).
-        joined = {l for pair in ordered for l in pair}
-        opening = {l for l in small if not ordered or l in ordered[0] or l not in joined}
         node_rules = self._node_rules()
         if node_rules is None:
             return None
+        if self._tail is not None and any(_v(self._tail) in _path_vars(r, self.layers) for r in node_rules):
+            self._tail = None  # a rule on the free layer's node: the joins as usual
+            ordered = self._order(required, start)
+        joined = {l for pair in ordered for l in pair}
+        opening = {l for l in small if not ordered or l in ordered[0] or l not in joined}
         # A rule that reads one node of an opening pin (the shape's declarations: Ollama's
         # releases that ship their toolkit, or leave it out) narrows that pin before the joins:
         # after them, a branch no pinned node can take still enumerated its paths.
@@ -561,7 +600,7 @@ class _VerdictBranch(_Branch):
         pending: list[tuple[str, set, list[str]]] = []
         bundles = {True: "?app gl:bundlesToolkit ?toolkit .", False: "MINUS { ?app gl:bundlesToolkit ?toolkit }",
                    None: None}[self.bundled]
-        for upper, lower in ordered:
+        for upper, lower in (ordered[:-1] if self._tail else ordered):
             if (upper, lower) not in self.inv.linked:
                 self.add("FILTER(false)")  # no fact can support this pair
                 continue
@@ -584,8 +623,13 @@ class _VerdictBranch(_Branch):
         # rather than a correlated FILTER [NOT] EXISTS, which Oxigraph evaluates row by row.
         for layer in sorted(set(self.real) & set(pins) - small, key=lambda l: _RANK[l]):
             self.add(self._pin_values(layer).strip())
+        # Tests that read the free layer of a depth-first tail, as expressions on one of its nodes.
+        self._tail_tests: list[str] = []
         for layer in self.real:
-            if layer not in pins:
+            if layer is self._tail:
+                if layer in inv.cpu:
+                    self._tail_tests.append(f"!EXISTS {{ {_v(layer)} gl:cpuOnly true }}")
+            elif layer not in pins:
                 if layer in bound:
                     pass  # a verdict join binds nodes of its own layers only
                 elif layer in self._classes:
@@ -595,10 +639,14 @@ class _VerdictBranch(_Branch):
                 if layer in inv.cpu:
                     self.add(f"MINUS {{ {_v(layer)} gl:cpuOnly true }}")
         # The set tests of layers no required pair binds, now that every layer is bound.
+        everything = set(self.real) - {self._tail}
         for test in list(pending):
-            self._stage(set(self.real), pending)
+            if not test[1] <= everything:
+                continue  # it reads the tail's layer: tested on its nodes (the set variable kept)
+            self._stage(everything, pending)
             self.add(test[0])
             pending.remove(test)
+        self._tail_tests += [f"EXISTS {{ {test[0]} }}" for test in pending]
         if bundles:  # (a MINUS after every variable it reads is bound)
             self.add(bundles)
         for rule in late:
@@ -611,14 +659,28 @@ class _VerdictBranch(_Branch):
                     self.filters.append(self._pass_pair(upper, lower))
             elif kind == "toolkit-os":
                 self._toolkit_os()
-        if Layer.driver in self.problem.scope:
-            self._drivers()
-        for f in self.filters:
-            self.add(f"FILTER({f})")
+        if self._tail is not None:
+            self._depth_first_tail(ordered[-1])
+        else:
+            if Layer.driver in self.problem.scope:
+                self._drivers()
+            for f in self.filters:
+                self.add(f"FILTER({f})")
         for layer in self.layers:
             if self.shape[layer] != "node":
                 self.add(f"BIND(<{PSEUDO[self.shape[layer]]}> AS {_v(layer)})")
         return "\n".join(self.lines)
+
+    def _order(self, required: list[tuple[Layer, Layer]], bound: set) -> list[tuple[Layer, Layer]]:
+        """The required pairs in join order: from the bound layers outwards, each time the pair
+        whose new layer the bound one links to fewest nodes (from the compiled pair tables)."""
+        required, bound, ordered = list(required), set(bound), []
+        while required:
+            nxt = min(required, key=lambda p: self._cost(p, bound))
+            required.remove(nxt)
+            ordered.append(nxt)
+            bound |= set(nxt)
+        return ordered
 
     def _node_rules(self) -> list[str] | None:
         """The shape's rules on the nodes themselves (who leaves a layer out, and how; a layer
@@ -636,6 +698,16 @@ class _VerdictBranch(_Branch):
             return [line.strip() for line in self.lines]
         finally:
             self.lines = written
+
+    def _stands_behind(self, upper: Layer, layer: Layer, kind: str) -> str:
+        """As the facts' query, but correlated: lookups from the bound node (nested, see
+        _row_holds). The uncorrelated sub-select read every node's links (officialLink: every
+        positive fact's pairs), about 25 ms in each branch of the shipped Ollama question, where the
+        rule narrows its pin to a few app classes."""
+        x = self.fresh("x")
+        declares = f"EXISTS {{ {_v(upper)} {_SKIP_PROP[kind]} gl:{layer.value} }}"
+        links = _nested_exists([f"{_v(upper)} {self.link} {x} .", f"{x} gl:layer gl:{layer.value} ."])
+        return f"FILTER({_any([declares, links])})"
 
     def _stage(self, bound: set, pending: list) -> None:
         """Fold what is written so far into a sub-select: DISTINCT over the path variables bound
@@ -681,6 +753,16 @@ class _VerdictBranch(_Branch):
                            for owner in self.real
                            for c in self._candidates(owner) if c in nodes):
                     return False
+        if self.bundled is False and self._required(Layer.app, Layer.toolkit):
+            # The branch where the app uses a toolkit it does not ship needs an official link from
+            # a candidate app to a candidate toolkit that app does not ship (every Ollama release
+            # ships each toolkit it names: that branch cost 45 ms to find no path).
+            links = self.kg.official_pairs.get((Layer.app, Layer.toolkit), {})
+            toolkits = set(self._candidates(Layer.toolkit))
+            ships = _shipped_toolkits(self.kg)
+            if not any(t in toolkits and (a, t) not in ships
+                       for a in self._candidates(Layer.app) for t in links.get(a, ())):
+                return False
         return True
 
     def _candidates(self, layer: Layer):
@@ -729,6 +811,12 @@ class _VerdictBranch(_Branch):
         # A node has at most one vendor: each is looked up once (OPTIONAL joins, not a
         # correlated FILTER NOT EXISTS per path, which Oxigraph evaluates row by row).
         if upper in self.inv.vendors and lower in self.inv.vendors:
+            if self._tail in (upper, lower):
+                # On the tail's nodes: no two vendors that differ (lookups from bound nodes).
+                va, vb = self.fresh("vendor"), self.fresh("vendor")
+                self.filters.append("!" + _nested_exists([f"{_v(upper)} gl:computeVendor {va} .",
+                                                          f"{_v(lower)} gl:computeVendor {vb} . FILTER({va} != {vb})"]))
+                return
             va, vb = self._vendor_var(upper), self._vendor_var(lower)
             self.filters.append(f"(!BOUND({va}) || !BOUND({vb}) || {va} = {vb})")
 
@@ -840,16 +928,27 @@ class _VerdictBranch(_Branch):
             p = self.fresh("p")
             return p, f"{_v(upper)} gl:{self._predicate('passVia', upper, lower)} {p} ."
 
-        # Both nodes are bound on every row: MINUS (a hash anti-join) is FILTER NOT EXISTS here,
-        # and the mixed pairs are joined in once (OPTIONAL), so that only they test the rows.
-        p, v = via()
-        self.add(f"MINUS {{ {v} {p} gl:{self._predicate('fail', upper, lower)} {_v(lower)} }}")
-        p, v = via()
-        mixed = self.fresh("mixed")
-        self.add(f"OPTIONAL {{ {v} {p} gl:{self._predicate('mixed', upper, lower)} {_v(lower)} BIND(true AS {mixed}) }}")
-        held = [f"!BOUND({mixed})"] + [self._row_holds('pass', upper, lower, subset)
-                                       for subset in self._subsets(upper, lower)]
-        return "(" + " || ".join(held) + ")"
+        if self._tail in (upper, lower):
+            # A pair with the tail's layer: lookups on its node (the rows' tests as below).
+            p, v = via()
+            self.filters.append("!" + _nested_exists([v, f"{p} gl:{self._predicate('fail', upper, lower)} {_v(lower)} ."]))
+            p, v = via()
+            unmixed = "!" + _nested_exists([v, f"{p} gl:{self._predicate('mixed', upper, lower)} {_v(lower)} ."])
+        else:
+            # Both nodes are bound on every row: MINUS (a hash anti-join) is FILTER NOT EXISTS here,
+            # and the mixed pairs are joined in once (OPTIONAL), so that only they test the rows.
+            p, v = via()
+            self.add(f"MINUS {{ {v} {p} gl:{self._predicate('fail', upper, lower)} {_v(lower)} }}")
+            p, v = via()
+            mixed = self.fresh("mixed")
+            self.add(f"OPTIONAL {{ {v} {p} gl:{self._predicate('mixed', upper, lower)} {_v(lower)} BIND(true AS {mixed}) }}")
+            unmixed = f"!BOUND({mixed})"
+            subsets = self._subsets(upper, lower)
+            if self._tail is not None and subsets and all(self._tail in subset for subset in subsets):
+                # Where this pair is mixed, the tail's node is in one of its rows' sets.
+                self._tail_sources.append((mixed, upper, lower))
+        held = [unmixed] + [self._row_holds('pass', upper, lower, subset) for subset in self._subsets(upper, lower)]
+        return _any(held)
 
     def _toolkit_os(self) -> None:
         """toolkit–os: required unless a build or app on the path carries the toolkit."""
@@ -863,19 +962,186 @@ class _VerdictBranch(_Branch):
         carried = []
         for layer in self.real:
             if layer is not Layer.toolkit and layer in self.inv.carriers:
+                if self._tail in (layer, Layer.toolkit):
+                    carried.append(f"EXISTS {{ {_v(layer)} gl:carriesToolkit ?toolkit }}")
+                    continue
                 flag = self.fresh("carries")
                 self.add(f"OPTIONAL {{ {_v(layer)} gl:carriesToolkit ?toolkit BIND(true AS {flag}) }}")
                 carried.append(f"BOUND({flag})")
         if not carried:
             raise AssertionError("toolkit–os without a carrier is a required pair")
-        p = self.fresh("p")
-        alts = [_nested_exists([f"?toolkit gl:okViaToolkitOs {p} .", f"{p} gl:okToolkitOs ?os ."])]
-        alts += [self._row_holds('ok', Layer.toolkit, Layer.os, subset) for subset in self._subsets(Layer.toolkit, Layer.os)]
-        ok = "(" + " || ".join(alts) + ")"
+        ok = self._pair_holds(Layer.toolkit, Layer.os)
         self._vendor_rule(Layer.toolkit, Layer.os)
         passing = self._pass_pair(Layer.toolkit, Layer.os) if (Layer.toolkit, Layer.os) in self.inv.spoken else "true"
-        any_carried = " || ".join(carried)
+        any_carried = _any(carried)
         self.filters.append(f"IF({any_carried}, {passing}, {ok})")
+
+    # -- the depth-first tail ------------------------------------------------------------
+
+    def _tail_pair(self, required: list[tuple[Layer, Layer]], start: set) -> tuple[tuple[Layer, Layer], Layer] | None:
+        """The required pair and its free layer that the branch tests depth-first, or None.
+
+        A layer that nothing pins or answers (the OS of `find gpu where app = Ollama`) multiplies
+        the paths by its nodes (about 35 OSes per path there), and most rules read it, so they all
+        ran on the multiplied rows. Where one required pair binds that layer, its join comes last
+        and is not a join: every path of the other layers is kept if *some* node of the layer
+        passes every rule that reads it (FILTER EXISTS, see _depth_first_tail), which the store
+        answers at the first such node. Not where the layer is a class layer (answers are mapped
+        from classes), where it decides the app's bundled toolkit, or where the other joins leave
+        a layer unbound. Of two such layers, the one with more nodes."""
+        candidates = []
+        for layer in self.real:
+            if (layer in self.problem.pins or layer in self.project or layer in self._classes
+                    or (self.bundled is not None and layer in (Layer.app, Layer.toolkit))):
+                continue
+            pairs = [pair for pair in required if layer in pair]
+            if len(pairs) != 1 or pairs[0] not in self.inv.linked:
+                continue
+            others = [pair for pair in required if pair != pairs[0]]
+            covered = set(start).union(*others) if others else set(start)
+            if set(self.real) - {layer} <= covered:
+                candidates.append((len(self.kg.by_layer[layer]), -_RANK[layer], pairs[0], layer))
+        if not candidates:
+            return None
+        _, _, pair, layer = max(candidates)
+        return pair, layer
+
+    def _depth_first_tail(self, pair: tuple[Layer, Layer]) -> None:
+        """The rules of the branch once every layer but the tail's is joined: those that do not
+        read the tail's layer as usual (joins, MINUS, OPTIONAL flags, FILTER), then one FILTER
+        EXISTS that looks for a node of that layer, among those the required pair holds for, on
+        which every rule that reads it passes, driver intervals included.
+
+        Written for Oxigraph (0.5), which evaluates an EXISTS per row, lazily, without reordering
+        its patterns (the joins inside one are hash joins of patterns each read with the outer
+        row's bindings only): every level is a lookup from bound terms (nested FILTER EXISTS), and
+        the tests that read the node are FILTERs on the level that binds it, so the store stops at
+        the first node that passes. The paths are then folded to the answered layers."""
+        tail = _v(self._tail)
+        outside = [f for f in self.filters if tail not in _path_vars(f, self.layers)]
+        inside = [f for f in self.filters if f not in outside]
+        self.filters = []
+        for f in outside:
+            self.add(f"FILTER({f})")
+        tests = self._tail_tests + inside
+        if Layer.driver in self.problem.scope:
+            chain = self._tail_drivers()
+            if chain:
+                tests.append(chain)
+        # Cheap and selective first: set memberships, stated failures, then the rest.
+        tests.sort(key=lambda t: 0 if t.startswith("EXISTS {") and t.count("EXISTS") == 1
+                   else 1 if t.startswith("!EXISTS") else 2)
+        # The pair that binds the layer first, then the rest: one FILTER, in this order (_all).
+        passes = f"FILTER({_all([self._pair_holds(*pair)] + tests)})"
+        # The layer's nodes (gl:layer), each tested: measured faster in Oxigraph than binding the
+        # node from the pair's verdicts, which repeats the tests for its plain verdict and its rows.
+        found = f"EXISTS {{ {_v(self._tail)} gl:layer gl:{self._tail.value} . {passes} }}"
+        if self._tail_sources:
+            # A pair whose rows all read the tail's layer and that is mixed on this path holds only
+            # on the nodes of its rows' sets: there, look among those (a few) rather than among
+            # all the layer's nodes, most of which fail that pair's rows after the others' tests.
+            mixed, a, b = self._tail_sources[0]
+            found = f"IF(BOUND({mixed}), {self._tail_in_rows(a, b, passes)}, {found})"
+        self.add(f"FILTER({found})")
+        self._stage({l for l in self.real if l in self.project}, [])
+
+    def _pair_holds(self, upper: Layer, lower: Layer) -> str:
+        """An expression: the required pair holds on the path (its plain verdict, or a row whose
+        sets hold the path's nodes), every variable bound."""
+        p = self.fresh("p")
+        plain = _nested_exists([f"{_v(upper)} gl:{self._predicate('okVia', upper, lower)} {p} .",
+                                f"{p} gl:{self._predicate('ok', upper, lower)} {_v(lower)} ."])
+        return _any([plain] + [self._row_holds('ok', upper, lower, subset) for subset in self._subsets(upper, lower)])
+
+    def _tail_in_rows(self, upper: Layer, lower: Layer, passes: str) -> str:
+        """An expression: a node of the tail's layer in a set of this optional pair's rows (each
+        row reads that layer) passes the FILTER ``passes``. Nested lookups from the pair's bound
+        nodes to its rows, the rows' other sets tested, the last level binding the node from the
+        set's members."""
+        alts = []
+        for subset in self._subsets(upper, lower):
+            p, r = self.fresh("p"), self.fresh("r")
+            sets, members, binding = [], [], ""
+            for layer in subset:
+                t = self.fresh("T")
+                sets.append(f"{r} gl:c{_cap(layer)} {t} .")
+                if layer is self._tail:
+                    binding = self._member(layer, t)
+                else:
+                    members.append(f"FILTER EXISTS {{ {self._member(layer, t)} }}")
+            alts.append(_nested_exists([f"{_v(upper)} gl:{self._predicate('passVia', upper, lower)} {p} .",
+                                        f"{p} gl:{self._predicate('pass', upper, lower, subset)} {r} .",
+                                        " ".join([f"{r} gl:o {_v(lower)} ."] + sets + members),
+                                        f"{binding} {passes}"]))
+        return _any(alts)
+
+    def _tail_drivers(self) -> str | None:
+        """Drivers with a depth-first tail: the layers whose requirements never depend on the path
+        (plain ``gl:driverIv``), the tail's aside, are OPTIONAL lookups on the paths as usual; the
+        others are an expression tested on the tail's node (_driver_chain), or None."""
+        lo, hi = "-1", str(INF_KEY)
+        inside = []
+        for layer in self.real:
+            if layer not in self.inv.drivers:
+                continue
+            if layer in self.inv.path_drivers or layer is self._tail:
+                inside.append(layer)
+                continue
+            iv, l, h, new_lo, new_hi = (self.fresh(s) for s in ("iv", "lo", "hi", "lo", "hi"))
+            self.add(f"OPTIONAL {{ {_v(layer)} gl:driverIv {iv} . {iv} gl:lo {l} ; gl:hi {h} . }}")
+            self.add(f"BIND(IF(BOUND({l}) && {l} > {lo}, {l}, {lo}) AS {new_lo})")
+            self.add(f"BIND(IF(BOUND({h}) && {h} < {hi}, {h}, {hi}) AS {new_hi})")
+            lo, hi = new_lo, new_hi
+        if lo != "-1":
+            self.add(f"FILTER({lo} < {hi})")
+        return self._driver_chain(inside, lo, hi) if inside else None
+
+    def _driver_choices(self, layer: Layer):
+        """Each way a node of this layer may require a driver interval: a function from the
+        interval's variable to nested lookup levels that bind it (plain ``gl:driverIv``, or a
+        row ``gl:driverOn<Layers>`` whose sets hold the path's nodes)."""
+        from gpulane.graph.verdicts import driver_row_layer_sets
+
+        node = _v(layer)
+
+        def plain(iv: str) -> list[str]:
+            return [f"{node} gl:driverIv {iv} ."]
+
+        def row(subset):
+            def levels(iv: str) -> list[str]:
+                r = self.fresh("r")
+                sets, members = [], []
+                for l in subset:
+                    t = self.fresh("T")
+                    sets.append(f"{r} gl:c{_cap(l)} {t} .")
+                    members.append(f"FILTER EXISTS {{ {self._member(l, t)} }}")
+                return [f"{node} gl:driverOn{''.join(_cap(l) for l in subset)} {r} .",
+                        " ".join([f"{r} gl:iv {iv} ."] + sets + members)]
+            return levels
+
+        if layer not in self.inv.path_drivers:
+            return [plain]
+        return [plain] + [row(subset) for subset in driver_row_layer_sets(self.kg)]
+
+    def _driver_chain(self, layers: list[Layer], lo: str, hi: str) -> str:
+        """An expression: each node of these layers either requires no interval that applies, or
+        one of its applicable intervals keeps the running intersection [lo, hi) non-empty, the
+        nodes after it choosing in turn (the same choice as the OPTIONAL stages of _drivers, as
+        nested lookups: one level per node, each choice a branch)."""
+        if not layers:
+            return f"{lo} < {hi}"
+        layer, later = layers[0], layers[1:]
+        alts = []
+        for choice in self._driver_choices(layer):
+            iv, l, h, new_lo, new_hi = (self.fresh(s) for s in ("iv", "l", "h", "lo", "hi"))
+            test = _all([f"{new_lo} < {new_hi}", self._driver_chain(later, new_lo, new_hi)]) if later \
+                else f"{new_lo} < {new_hi}"
+            last = (f"{iv} gl:lo {l} ; gl:hi {h} . BIND(IF({l} > {lo}, {l}, {lo}) AS {new_lo}) "
+                    f"BIND(IF({h} < {hi}, {h}, {hi}) AS {new_hi}) FILTER({test})")
+            alts.append(_nested_exists(choice(iv) + [last]))
+        none = _any([_nested_exists(choice(self.fresh("iv"))) for choice in self._driver_choices(layer)])
+        alts.append(f"IF({none}, false, {self._driver_chain(later, lo, hi)})")
+        return _any(alts)
 
     def _drivers(self) -> None:
         """The driver intervals the path's nodes choose must intersect (one per node).

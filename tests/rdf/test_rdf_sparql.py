@@ -28,6 +28,9 @@ SHIPPED_STATEMENTS = [
     # answer names the pinned node only.
     'find gpu where gpu = "RX 7900 XTX" and os = "Ubuntu 24.04"',
     'find app where app = "Ollama 0.5.7" and gpu = "RX 7900 XTX"',
+    # The OS free and not answered: the depth-first tail (an OS that passes, per path), with the
+    # OSes of a mixed toolkit-GPU pair's rows where that pair is mixed.
+    "find gpu where app = Ollama",
 ]
 
 
@@ -230,6 +233,31 @@ def test_driver_requirements_that_depend_on_the_path_in_sparql_too(tmp_path):
         plan, expected = _gpulane(kg, text)
         assert expected == [(i,) for i in ids] or expected == ids, text  # written from the facts above
         assert _oxigraph(store, to_sparql(kg, plan), plan) == expected, text
+
+
+def test_driver_requirements_on_the_free_layer_of_a_depth_first_tail(tmp_path):
+    """The OS free and not answered: the query looks for one OS per path on which every rule
+    passes, the drivers included (the runtime's requirement on Linux A against gfx1030's
+    ceiling); where the runtime needs the newer driver on both OSes, Card B has none left."""
+    from tests.conftest import write_kb
+    from gpulane.api import build_graph
+
+    both = DRIVER_KB["kb.yaml"] + (
+        "  - {id: rt-driver-b, relation: requires, subject: rt-1, object: {layer: driver, version: \">=600\"}, "
+        "when: {os: linux-b}, source: s}\n")
+    for files, cases in (
+            (DRIVER_KB, {'find gpu where toolkit = "Runtime 1.0"': ["g-a", "g-b"],
+                         'find arch where toolkit = "Runtime 1.0"': ["gfx1030", "gfx1100"]}),
+            ({"kb.yaml": both}, {'find gpu where toolkit = "Runtime 1.0"': ["g-a"],
+                                 'find arch where toolkit = "Runtime 1.0"': ["gfx1100"]})):
+        kg = build_graph(write_kb(tmp_path / str(len(files["kb.yaml"])), files))
+        store = _store(kg)
+        for text, ids in cases.items():
+            plan, expected = _gpulane(kg, text)
+            assert expected == [(i,) for i in ids] or expected == ids, text  # written from the facts above
+            query = to_sparql(kg, plan)
+            assert "?os gl:layer gl:os" in query, "the OS is the depth-first tail"
+            assert _oxigraph(store, query, plan) == expected, text
 
 
 def test_statements_the_translation_does_not_cover_say_so(shipped):
