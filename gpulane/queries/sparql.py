@@ -477,9 +477,10 @@ def _verdict_query(kg: KnowledgeGraph, plan: Plan) -> str:
     return "\n".join(head + ["  {\n" + "\n  } UNION {\n".join(branches) + "\n  }", "}", ""])
 
 
-def _values(kg: KnowledgeGraph, var: str, ids) -> str:
-    """A VALUES clause binding `var` to these nodes."""
-    return f"VALUES {var} {{ " + " ".join(f"<{node_iri(i)}>" for i in sorted(ids) if i in kg.nodes) + " }"
+def _values(kg: KnowledgeGraph, var: str, ids, keep_order: bool = False) -> str:
+    """A VALUES clause binding `var` to these nodes (sorted, or in their order)."""
+    return f"VALUES {var} {{ " + " ".join(f"<{node_iri(i)}>" for i in (ids if keep_order else sorted(ids))
+                                          if i in kg.nodes) + " }"
 
 
 def _pin_nodes(kg: KnowledgeGraph, layer: Layer, var: str, ids) -> str:
@@ -498,6 +499,7 @@ def _pin_nodes(kg: KnowledgeGraph, layer: Layer, var: str, ids) -> str:
 
 
 _SMALL_PIN = 32  # pins with more values (vendor = AMD: every AMD GPU) are joined last
+_TAIL_VALUES = 64  # a depth-first tail's layer with more nodes is read with gl:layer, unordered
 
 
 def _nested_exists(levels: list[str]) -> str:
@@ -1033,9 +1035,9 @@ class _VerdictBranch(_Branch):
                    else 1 if t.startswith("!EXISTS") else 2)
         # The pair that binds the layer first, then the rest: one FILTER, in this order (_all).
         passes = f"FILTER({_all([self._pair_holds(*pair)] + tests)})"
-        # The layer's nodes (gl:layer), each tested: measured faster in Oxigraph than binding the
-        # node from the pair's verdicts, which repeats the tests for its plain verdict and its rows.
-        found = f"EXISTS {{ {_v(self._tail)} gl:layer gl:{self._tail.value} . {passes} }}"
+        # The layer's nodes, each tested: measured faster in Oxigraph than binding the node from
+        # the pair's verdicts, which repeats the tests for its plain verdict and its rows.
+        found = f"EXISTS {{ {self._tail_nodes()} {passes} }}"
         if self._tail_sources:
             # A pair whose rows all read the tail's layer and that is mixed on this path holds only
             # on the nodes of its rows' sets: there, look among those (a few) rather than among
@@ -1044,6 +1046,23 @@ class _VerdictBranch(_Branch):
             found = f"IF(BOUND({mixed}), {self._tail_in_rows(a, b, passes)}, {found})"
         self.add(f"FILTER({found})")
         self._stage({l for l in self.real if l in self.project}, [])
+
+    def _tail_nodes(self) -> str:
+        """A pattern binding the tail's variable to each node of its layer: the most linked first
+        (official links to other layers' nodes, from the compiled pair table), where the search
+        stops soonest (the shipped Ollama question: 268 -> 225 ms, against ``gl:layer``'s
+        order); ``gl:layer`` where the layer has too many nodes to list."""
+        layer = self._tail
+        nodes = self.kg.by_layer[layer]
+        if len(nodes) > _TAIL_VALUES:
+            return f"{_v(layer)} gl:layer gl:{layer.value} ."
+        links = {n: 0 for n in nodes}
+        for (a, _), table in self.kg.official_pairs.items():
+            if a is layer:
+                for n, linked in table.items():
+                    if n in links:
+                        links[n] += len(linked)
+        return _values(self.kg, _v(layer), sorted(nodes, key=lambda n: (-links[n], n)), keep_order=True)
 
     def _pair_holds(self, upper: Layer, lower: Layer) -> str:
         """An expression: the required pair holds on the path (its plain verdict, or a row whose
