@@ -45,7 +45,7 @@ from gpulane.errors import GpulaneError
 from gpulane.graph.kb import KnowledgeGraph
 from gpulane.graph.rdf import GL, INF_KEY, KB, PROV, node_iri
 from gpulane.graph.solver import REQUIRED_PAIRS
-from gpulane.model import LAYER_ORDER, OFFICIAL_POSITIVE, Layer
+from gpulane.model import LAYER_ORDER, OFFICIAL_POSITIVE, Layer, Relation
 from gpulane.queries.plan import Plan
 
 __all__ = ["to_sparql", "SparqlUnsupportedError", "answer_ids", "PSEUDO"]
@@ -121,18 +121,16 @@ def _apps_bundle_toolkits(kg: KnowledgeGraph, apps) -> bool:
     """Whether one of these apps ships a toolkit node inside itself (a positive app → toolkit
     `bundles` fact) while it can pair with a toolkit node at all (it does not declare the
     toolkit layer bundled or not used)."""
-    return any(cf.fact.relation.value == "bundles" and cf.positive and cf.target.layer is Layer.toolkit
+    return any(cf.relation is Relation.bundles and cf.positive and cf.target.layer is Layer.toolkit
                for app in apps if app in kg.nodes and Layer.toolkit not in kg.nodes[app].layers
                for cf in kg.by_subject.get((app, Layer.toolkit), []))
 
 
-def _shipped_toolkits(kg: KnowledgeGraph) -> set[tuple[str, str]]:
-    """(app, toolkit): the app ships the toolkit inside itself (a positive ``bundles`` fact; the
-    verdict graph's ``gl:bundlesToolkit``)."""
-    return {(app, t) for cf in kg.facts
-            if cf.fact.relation.value == "bundles" and cf.positive and cf.subject_layer is Layer.app
-            and cf.target.layer is Layer.toolkit
-            for app in cf.subjects for t in cf.target.ids or ()}
+def _shipped_toolkits(kg: KnowledgeGraph, apps) -> set[tuple[str, str]]:
+    """(app, toolkit) for these apps: the app ships the toolkit inside itself (a positive
+    ``bundles`` fact; the verdict graph's ``gl:bundlesToolkit``)."""
+    return {(app, t) for app in apps for cf in kg.by_subject.get((app, Layer.toolkit), ())
+            if cf.relation is Relation.bundles and cf.positive for t in cf.target.ids or ()}
 
 
 # The app ships the toolkit (the engine's bundled_by_app: any positive bundles fact, its
@@ -779,9 +777,9 @@ class _VerdictBranch(_Branch):
             # ships each toolkit it names: that branch cost 45 ms to find no path).
             links = self.kg.official_pairs.get((Layer.app, Layer.toolkit), {})
             toolkits = set(self._candidates(Layer.toolkit))
-            ships = _shipped_toolkits(self.kg)
-            if not any(t in toolkits and (a, t) not in ships
-                       for a in self._candidates(Layer.app) for t in links.get(a, ())):
+            apps = list(self._candidates(Layer.app))
+            ships = _shipped_toolkits(self.kg, apps)
+            if not any(t in toolkits and (a, t) not in ships for a in apps for t in links.get(a, ())):
                 return False
         return True
 
