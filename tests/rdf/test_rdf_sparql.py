@@ -260,6 +260,26 @@ def test_driver_requirements_on_the_free_layer_of_a_depth_first_tail(tmp_path):
             assert _oxigraph(store, query, plan) == expected, text
 
 
+def test_depth_first_tail_reads_rows_folded_to_what_it_reads(shipped):
+    """Before the OS search, the rows are folded (SELECT DISTINCT) to the answered class and the
+    variables the search reads: the OPTIONAL lookups' own variables (vendors, intervals) are
+    dropped. (The answers: test_oxigraph_answers_as_gpulane_on_the_shipped_kb.)"""
+    import re
+
+    lines = to_sparql(shipped, run.compile_query(shipped, "find gpu where app = Ollama")).split("\n")
+    tails = [i for i, line in enumerate(lines) if line.startswith("      FILTER(") and lines[i + 1] == "    } }"
+             and "?os" in line]
+    assert len(tails) == 3, "one search per branch"
+    for i in tails:
+        assert lines[i - 1] == "      } }", "the search reads the folded rows"
+        opening = max(k for k in range(i) if lines[k].startswith("      { SELECT DISTINCT"))
+        kept = lines[opening].split("DISTINCT ")[1].split(" WHERE")[0].split()
+        bound = set(re.findall(r"\?\w+", "\n".join(lines[opening + 1:i - 1])))
+        assert kept[0] == "?gpuc"
+        assert set(kept[1:]) == bound & set(re.findall(r"\?\w+", lines[i])) - {"?gpuc"}
+        assert len(kept) < len(bound - {"?os"}) and not any(v.startswith(("?vendor", "?iv")) for v in kept)
+
+
 def test_statements_the_translation_does_not_cover_say_so(shipped):
     plan = run.compile_query(shipped, 'find gpu where vendor = AMD and app = vLLM and os = "Ubuntu 24.04" '
                                       'allow community')
