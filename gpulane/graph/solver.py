@@ -894,11 +894,11 @@ class Solver:
         return self._pair_verdict(upper, lower, values, problem) != "no"
 
     def _order(self, layer: Layer, values: list[str]) -> list[str]:
-        """Newest first for versioned layers, Linux and Ubuntu first for OSes, by name
-        otherwise; pseudo values last. Each layer is ranked once per solver."""
+        """In the graph's answer order (``KnowledgeGraph.layer_order``: newest first for versioned
+        layers, Linux and Ubuntu first for OSes, by name otherwise); pseudo values last."""
         ranks = self._ranks.get(layer)
         if ranks is None:
-            ranks = self._ranks[layer] = {v: i for i, v in enumerate(self._rank_layer(layer))}
+            ranks = self._ranks[layer] = {v: i for i, v in enumerate(self.kg.layer_order(layer))}
         # Ranked values have distinct ranks, so they sort by rank alone (a key in C, no tuple per
         # value: domains of thousands are ordered on every propagation); the rest (pseudo
         # values) follow by name.
@@ -908,9 +908,6 @@ class Solver:
         if len(ordered) < len(unique):
             ordered.extend(sorted(v for v in unique if v not in ranks))
         return ordered
-
-    def _rank_layer(self, layer: Layer) -> list[str]:
-        return self.kg.layer_order(layer)
 
     def propagate(self, problem: Problem, domains: dict[Layer, list[str]],
                   changed: set[Layer] | None = None) -> dict[Layer, list[str]]:
