@@ -9,8 +9,10 @@ facts by (subject, object layer) and positive pairs by layer pair.
 from __future__ import annotations
 
 import datetime as dt
+from itertools import repeat
+from operator import attrgetter
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Optional, TypedDict
+from typing import Callable, Iterable, Optional, TypedDict, TypeVar
 
 from gpulane.graph.compat import build_target_kind, is_generic_target, runs_on
 from gpulane.graph.names import NameIndex
@@ -24,6 +26,7 @@ __all__ = ["KnowledgeGraph", "CompiledFact", "CompiledState", "Condition", "sele
 # Layers whose nodes run on one GPU vendor's hardware (an OS or a driver range does not).
 _VENDOR_LAYERS = frozenset({Layer.gpu, Layer.arch, Layer.toolkit, Layer.framework, Layer.app})
 _BACKEND_VENDOR = {"cuda": "nvidia", "rocm": "amd"}
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -138,21 +141,43 @@ def selector_key(sel: Selector) -> tuple:
 
 
 # What ``KnowledgeGraph.compiled_state`` writes, with the types ``from_compiled`` reads it back
-# in. A condition: layer, node ids or (for a driver range) the version spec it was read from,
-# vendor.
-_ConditionRow = tuple[Layer, Optional[frozenset[str]], Optional[str], Optional[str]]
-# A compiled fact: fact index, subjects, their layer, target condition, `when` conditions, build
-# routes (arch -> (build target, why)), domain condition, names_known; then what the solver
-# reads of the fact: id, relation, status, runs_as, caveat, exhaustive.
-_FactRow = tuple[int, frozenset[str], Layer, int, list[int], dict[str, tuple[str, str]], Optional[int], bool,
-                 str, Relation, Status, Optional[str], Optional[str], bool]
+# in. Node ids are written as positions: in the graph's node table (``nodes``, in order), then in
+# ``extra_ids`` (ids a fact names that are no node: `kb check` allows some). A condition: layer,
+# node id positions or (for a driver range) the version spec it was read from, vendor.
+_ConditionRow = tuple[Layer, Optional[list[int]], Optional[str], Optional[str]]
+
+
+class _FactColumns(TypedDict):
+    """The compiled facts, one list per field (a column reads several times faster than a row
+    per fact at 10^5 facts: no per-row tuple, ints in place of repeated strings). A fact's
+    subjects and ``when`` conditions are runs in one list each, ending where ``*_ends`` says;
+    the fields most facts leave empty are (fact position, value) pairs for the others."""
+
+    index: list[int]  # the fact's position in the knowledge base's facts
+    subject_layer: list[Layer]
+    subjects: list[int]  # id positions
+    subject_ends: list[int]
+    target: list[int]  # condition positions
+    when: list[int]  # condition positions
+    when_ends: list[int]
+    via: list[tuple[int, dict[str, tuple[str, str]]]]  # build routes: arch -> (build target, why)
+    domain: list[tuple[int, int]]  # (fact, condition)
+    names_unknown: list[int]  # facts whose object names no node the KB has (names_known false)
+    # What the solver reads of the fact itself.
+    id: list[str]
+    relation: list[Relation]
+    status: list[Status]
+    runs_as: list[tuple[int, str]]
+    caveat: list[tuple[int, str]]
+    exhaustive: list[int]  # facts that are exhaustive
 
 
 class CompiledState(TypedDict):
     """The compiled state of a knowledge graph as typed data (see ``compiled_state``)."""
 
+    extra_ids: list[str]
     conditions: list[_ConditionRow]
-    facts: list[_FactRow]
+    facts: _FactColumns
     generic_members: dict[str, frozenset[str]]
     names: NameIndex
     # Each layer's nodes in answer order (``layer_order``), as positions in ``by_layer``.
@@ -200,6 +225,18 @@ class KnowledgeGraph:
         routes, what the solver reads of each fact (id, relation, status, runs_as, caveat,
         exhaustive) and the name index. ``from_compiled`` rebuilds the same graph from it and the
         same knowledge base without matching a selector again or reading a fact model."""
+        ids = list(self.nodes)
+        position = {nid: i for i, nid in enumerate(ids)}
+
+        def positions(names: Iterable[str]) -> list[int]:
+            out = []
+            for name in sorted(names):
+                if name not in position:
+                    position[name] = len(ids)
+                    ids.append(name)
+                out.append(position[name])
+            return out
+
         conditions: list[list] = []
         numbered: dict[int, int] = {}
 
@@ -209,16 +246,40 @@ class KnowledgeGraph:
             if id(c) not in numbered:  # shared conditions (one per selector) are written once
                 numbered[id(c)] = len(conditions)
                 # A driver range is stored as the spec it was read from.
-                conditions.append([c.layer.value, None if c.ids is None else sorted(c.ids), c.spec, c.vendor])
+                conditions.append([c.layer.value, None if c.ids is None else positions(c.ids), c.spec, c.vendor])
             return numbered[id(c)]
 
-        facts = [[cf.index, sorted(cf.subjects), cf.subject_layer.value, cond(cf.target), [cond(w) for w in cf.when],
-                  {arch: list(route) for arch, route in cf.via.items()}, cond(cf.domain), cf.names_known,
-                  cf.id, cf.relation.value, cf.status.value, cf.runs_as, cf.caveat, cf.exhaustive]
-                 for cf in self.facts]
+        columns: dict[str, list] = {name: [] for name in _FactColumns.__annotations__}
+        subject_end = when_end = 0
+        for at, cf in enumerate(self.facts):
+            columns["index"].append(cf.index)
+            columns["subject_layer"].append(cf.subject_layer.value)
+            columns["subjects"] += positions(cf.subjects)
+            subject_end += len(cf.subjects)
+            columns["subject_ends"].append(subject_end)
+            columns["target"].append(cond(cf.target))
+            columns["when"] += [cond(w) for w in cf.when]
+            when_end += len(cf.when)
+            columns["when_ends"].append(when_end)
+            if cf.via:
+                columns["via"].append([at, {arch: list(route) for arch, route in cf.via.items()}])
+            if cf.domain is not None:
+                columns["domain"].append([at, cond(cf.domain)])
+            if not cf.names_known:
+                columns["names_unknown"].append(at)
+            columns["id"].append(cf.id)
+            columns["relation"].append(cf.relation.value)
+            columns["status"].append(cf.status.value)
+            if cf.runs_as is not None:
+                columns["runs_as"].append([at, cf.runs_as])
+            if cf.caveat is not None:
+                columns["caveat"].append([at, cf.caveat])
+            if cf.exhaustive:
+                columns["exhaustive"].append(at)
         return {
+            "extra_ids": ids[len(self.nodes):],
             "conditions": conditions,
-            "facts": facts,
+            "facts": columns,
             "generic_members": {k: sorted(v) for k, v in self.generic_members.items()},
             # (The pair tables are not stored: made from the compiled facts they take less time
             # than reading them, which are several times larger than the knowledge base.)
@@ -256,32 +317,25 @@ class KnowledgeGraph:
             kg.by_layer[n.layer].append(n.id)
         kg.names = NameIndex(**state["names"])
         kg.generic_members = dict(state["generic_members"])
+        node_count = len(kg.nodes)
+        ids = [*kg.nodes, *state["extra_ids"]]  # the node ids themselves: their hashes are known
+        rows = state["conditions"]
+        id_lists = [positions for _, positions, _, _ in rows if positions]
+        if id_lists and (min(map(min, id_lists)) < 0 or max(map(max, id_lists)) >= len(ids)):
+            raise IndexError("a stored condition names an id outside the id table")
         conditions = []
-        for layer, ids, spec, vendor in state["conditions"]:
-            if (ids is None) == (spec is None):
+        lookup = ids.__getitem__
+        for layer, positions, spec, vendor in rows:
+            if (positions is None) == (spec is None):
                 raise ValueError("a stored condition is neither node ids nor a driver range")
-            conditions.append(Condition.of_ids(layer, ids, vendor) if spec is None else
+            conditions.append(Condition.of_ids(layer, frozenset(map(lookup, positions)), vendor) if spec is None else
                               Condition(layer, drivers=VersionRange.from_spec(spec), vendor=vendor, spec=spec))
-        kg.facts, kg.fact_by_id = [], {}
-        facts = kb.facts
-        n_facts = len(facts)
-        has_subject = kg.nodes.keys().isdisjoint
-        make = CompiledFact
-        append, by_id = kg.facts.append, kg.fact_by_id.setdefault
-        for (index, subjects, subject_layer, target, when, via, domain, names_known,
-             fid, relation, status, runs_as, caveat, exhaustive) in state["facts"]:
-            if not 0 <= index < n_facts:
-                raise IndexError(f"compiled fact {index} of {n_facts}")
-            if has_subject(subjects):
-                raise ValueError(f"compiled fact {index} has no subject node")
-            # What the solver reads of the fact is stored beside it; the model itself is made
-            # when first used (see CompiledFact).
-            compiled = make(index, facts, subject_layer, subjects, conditions[target],
-                            tuple([conditions[w] for w in when]) if when else (), via,
-                            None if domain is None else conditions[domain], names_known,
-                            fid, relation, status, runs_as, caveat, exhaustive)
-            append(compiled)
-            by_id(fid, compiled)
+        kg.facts = _facts_of_columns(state["facts"], kb.facts, ids, node_count, conditions)
+        kg.fact_by_id = dict(zip(map(attrgetter("id"), kg.facts), kg.facts))
+        if len(kg.fact_by_id) != len(kg.facts):  # a repeated id (which `kb check` reports) names its first fact
+            kg.fact_by_id = {}
+            for compiled in kg.facts:
+                kg.fact_by_id.setdefault(compiled.id, compiled)
         orders = {}
         for layer, positions in state["orders"].items():
             nodes = kg.by_layer[layer]
@@ -680,6 +734,88 @@ class KnowledgeGraph:
             "official_facts": sum(1 for cf in self.facts if cf.status in OFFICIAL_POSITIVE),
             "files": len(self.kb.files),
         }
+
+
+def _check_positions(positions: list[int], size: int, what: str) -> None:
+    """Stored positions must point into a table of ``size`` (a negative one would read from
+    the end)."""
+    if positions and (min(positions) < 0 or max(positions) >= size):
+        raise IndexError(f"{what} position is outside its table of {size}")
+
+
+def _runs(flat: list, ends: list[int]) -> list[list]:
+    """``flat`` cut into the runs ``ends`` mark (raises where the ends go backwards or do not end
+    exactly at its length)."""
+    if (ends[-1] if ends else 0) != len(flat):
+        raise ValueError("stored runs do not end where their list does")
+    runs, start = [], 0
+    for end in ends:
+        if end < start:
+            raise ValueError("stored runs go backwards")
+        runs.append(flat[start:end])
+        start = end
+    return runs
+
+
+def _facts_of_columns(columns: _FactColumns, facts, ids: list[str], node_count: int,
+                      conditions: list[Condition]) -> list[CompiledFact]:
+    """The compiled facts stored as columns (see ``_FactColumns``); raises on data that does
+    not fit the knowledge base, its id table or its conditions. Each field is made as a whole
+    column, then the facts from the columns side by side (``map``: no Python loop per fact)."""
+    count = len(columns["index"])
+    if any(len(columns[name]) != count for name in ("subject_layer", "subject_ends", "target", "when_ends",
+                                                     "id", "relation", "status")):
+        raise ValueError("the stored fact columns differ in length")
+    _check_positions(columns["index"], len(facts), "a fact")
+    _check_positions(columns["subjects"], len(ids), "a subject")
+    _check_positions(columns["target"], len(conditions), "a target condition")
+    _check_positions(columns["when"], len(conditions), "a when condition")
+
+    subjects, ends = columns["subjects"], columns["subject_ends"]
+    shared: dict[int, frozenset[str]] = {}  # most facts have one subject: one set per node, shared
+    if ends == list(range(1, count + 1)):
+        if subjects and max(subjects) >= node_count:
+            raise ValueError("a stored fact's subject is no node")
+        subject_sets = [shared.get(p) or shared.setdefault(p, frozenset((ids[p],))) for p in subjects]
+    else:
+        subject_sets = []
+        for run in _runs(subjects, ends):
+            if not any(p < node_count for p in run):
+                raise ValueError("a stored fact has no subject node")
+            subject_sets.append(frozenset([ids[p] for p in run]))
+
+    when_conditions = [conditions[w] for w in columns["when"]]
+    whens = [tuple(run) if run else () for run in _runs(when_conditions, columns["when_ends"])]
+
+    via = [{} for _ in range(count)]  # its own (empty) table per fact, as compiling makes them
+    for at, routes in _sparse_pairs(columns["via"], count, "via"):
+        via[at] = routes
+    domain: list[Condition | None] = [None] * count
+    for at, condition in _sparse_pairs(columns["domain"], count, "domain"):
+        if not 0 <= condition < len(conditions):
+            raise IndexError("a stored domain condition is outside the conditions")
+        domain[at] = conditions[condition]
+    runs_as, caveat = [None] * count, [None] * count
+    for at, text in _sparse_pairs(columns["runs_as"], count, "runs_as"):
+        runs_as[at] = text
+    for at, text in _sparse_pairs(columns["caveat"], count, "caveat"):
+        caveat[at] = text
+    names_known, exhaustive = [True] * count, [False] * count
+    _check_positions(columns["names_unknown"], count, "a fact's names_unknown")
+    for at in columns["names_unknown"]:
+        names_known[at] = False
+    _check_positions(columns["exhaustive"], count, "a fact's exhaustive")
+    for at in columns["exhaustive"]:
+        exhaustive[at] = True
+    return list(map(CompiledFact, columns["index"], repeat(facts), columns["subject_layer"], subject_sets,
+                    [conditions[t] for t in columns["target"]], whens, via, domain, names_known, columns["id"],
+                    columns["relation"], columns["status"], runs_as, caveat, exhaustive))
+
+
+def _sparse_pairs(pairs: list[tuple[int, T]], count: int, name: str) -> list[tuple[int, T]]:
+    """A field most facts leave empty, as (fact position, value) pairs, each position checked."""
+    _check_positions([at for at, _ in pairs], count, f"a fact's {name}")
+    return pairs
 
 
 def _link(table: dict, a: Layer, b: Layer, subjects: Iterable[str], objects: Iterable[str]) -> None:
