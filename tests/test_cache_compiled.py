@@ -74,10 +74,15 @@ def test_warm_load_gives_the_same_graph_as_a_cold_one(tmp_path):
     _same_graph(warm, cold)
 
 
-def test_name_index_data_holds_every_table(shipped):
-    data = shipped.names.to_data()
-    assert set(data) == {f.name for f in dataclasses.fields(NameIndex)}
-    assert NameIndex.from_data(json.loads(json.dumps(data))) == shipped.names
+def test_name_index_from_its_key_tables_and_nodes_is_the_whole_index(shipped):
+    """The stored key tables and the nodes give back every table of the index."""
+    from gpulane.graph.names import NameKeyTables
+    from gpulane.loaders.stored import validator
+
+    tables = validator(NameKeyTables).validate_json(json.dumps(shipped.names.key_tables()))
+    again = NameIndex.of_key_tables(tables, shipped.nodes.values())
+    assert again == shipped.names
+    assert all(getattr(again, f.name) for f in dataclasses.fields(NameIndex) if f.name != "series")
 
 
 def _entry():

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional, TypedDict, TypeVar
 
 from gpulane.graph.compat import build_target_kind, is_generic_target, runs_on
-from gpulane.graph.names import NameIndex
+from gpulane.graph.names import NameIndex, NameKeyTables
 from gpulane.model import KnowledgeBase, Origin
 from gpulane.model import (ALWAYS_EXHAUSTIVE, OFFICIAL_POSITIVE, Fact, Layer, Node, Relation, Selector,
                            Source, Status)
@@ -179,7 +179,7 @@ class CompiledState(TypedDict):
     conditions: list[_ConditionRow]
     facts: _FactColumns
     generic_members: dict[str, frozenset[str]]
-    names: NameIndex
+    names: NameKeyTables  # the rest of the name index copies node fields
     # Each layer's nodes in answer order (``layer_order``), as positions in ``by_layer``.
     orders: dict[Layer, list[int]]
 
@@ -283,7 +283,7 @@ class KnowledgeGraph:
             "generic_members": {k: sorted(v) for k, v in self.generic_members.items()},
             # (The pair tables are not stored: made from the compiled facts they take less time
             # than reading them, which are several times larger than the knowledge base.)
-            "names": self.names.to_data(),
+            "names": self.names.key_tables(),
             # Ranking parses every version (some 100 ms at 10^5 facts): stored, not redone.
             "orders": {layer.value: _positions(self.by_layer[layer], self.layer_order(layer)) for layer in Layer},
         }
@@ -307,15 +307,17 @@ class KnowledgeGraph:
             kg._select_memo, kg._stored_selections = {}, selections
         else:
             kg._select_memo = {key: Condition(Layer(layer), ids=frozenset(ids)) for key, layer, ids in selections}
-        kg.sources, kg.nodes = {}, {}
+        kg.sources, kg.nodes = {}, {n.id: n for n in kb.nodes}
         for s in kb.sources:
             kg.sources.setdefault(s.id, s)
-        for n in kb.nodes:
-            kg.nodes.setdefault(n.id, n)
+        if len(kg.nodes) != len(kb.nodes):  # a repeated id (which `kb check` reports) names its first node
+            kg.nodes = {}
+            for n in kb.nodes:
+                kg.nodes.setdefault(n.id, n)
         kg.by_layer = {layer: [] for layer in Layer}
         for n in kg.nodes.values():
             kg.by_layer[n.layer].append(n.id)
-        kg.names = NameIndex(**state["names"])
+        kg.names = NameIndex.of_key_tables(state["names"], kg.nodes.values())
         kg.generic_members = dict(state["generic_members"])
         node_count = len(kg.nodes)
         ids = [*kg.nodes, *state["extra_ids"]]  # the node ids themselves: their hashes are known
@@ -323,13 +325,10 @@ class KnowledgeGraph:
         id_lists = [positions for _, positions, _, _ in rows if positions]
         if id_lists and (min(map(min, id_lists)) < 0 or max(map(max, id_lists)) >= len(ids)):
             raise IndexError("a stored condition names an id outside the id table")
-        conditions = []
-        lookup = ids.__getitem__
-        for layer, positions, spec, vendor in rows:
-            if (positions is None) == (spec is None):
-                raise ValueError("a stored condition is neither node ids nor a driver range")
-            conditions.append(Condition.of_ids(layer, frozenset(map(lookup, positions)), vendor) if spec is None else
-                              Condition(layer, drivers=VersionRange.from_spec(spec), vendor=vendor, spec=spec))
+        lookup, of_ids = ids.__getitem__, Condition.of_ids
+        conditions = [of_ids(layer, frozenset(map(lookup, positions)), vendor)
+                      if spec is None and positions is not None else _driver_condition(layer, positions, spec, vendor)
+                      for layer, positions, spec, vendor in rows]
         kg.facts = _facts_of_columns(state["facts"], kb.facts, ids, node_count, conditions)
         kg.fact_by_id = dict(zip(map(attrgetter("id"), kg.facts), kg.facts))
         if len(kg.fact_by_id) != len(kg.facts):  # a repeated id (which `kb check` reports) names its first fact
@@ -734,6 +733,13 @@ class KnowledgeGraph:
             "official_facts": sum(1 for cf in self.facts if cf.status in OFFICIAL_POSITIVE),
             "files": len(self.kb.files),
         }
+
+
+def _driver_condition(layer: Layer, positions: list[int] | None, spec: str | None, vendor: str | None) -> Condition:
+    """A stored driver-range condition (one that is neither ids nor a range raises)."""
+    if positions is not None or spec is None:
+        raise ValueError("a stored condition is neither node ids nor a driver range")
+    return Condition(layer, drivers=VersionRange.from_spec(spec), vendor=vendor, spec=spec)
 
 
 def _check_positions(positions: list[int], size: int, what: str) -> None:

@@ -10,11 +10,12 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
+from typing import Iterable, TypedDict
 
 from gpulane.model import Layer, Node
 from gpulane.versions import InvalidSpecError, parse_spec, spec_matches
 
-__all__ = ["normalise", "NameIndex", "Resolution", "FAMILY_SYNONYMS", "split_family_version"]
+__all__ = ["normalise", "NameIndex", "NameKeyTables", "Resolution", "FAMILY_SYNONYMS", "split_family_version"]
 
 # Brand words people leave out when they name a product.
 _BRAND_WORDS = ("amd", "nvidia", "radeon", "geforce", "instinct", "rx", "rtx", "gtx", "tesla", "quadro", "pro")
@@ -181,6 +182,15 @@ class Resolution:
     spec: str | None = None
 
 
+class NameKeyTables(TypedDict):
+    """The name-keyed tables of a ``NameIndex`` as a cache stores them (``key_tables``)."""
+
+    exact: dict[str, dict[Layer, set[str]]]
+    loose: dict[str, dict[Layer, set[str]]]
+    families: dict[str, dict[Layer, list[str]]]
+    series: dict[str, dict[Layer, set[str]]]
+
+
 @dataclass
 class NameIndex:
     """Lookup tables from normalised names to node ids, per layer."""
@@ -201,9 +211,7 @@ class NameIndex:
     def build(cls, nodes: list[Node]) -> "NameIndex":
         index = cls()
         for node in nodes:
-            index.display[node.id] = node.name
-            if node.vendor:
-                index.vendors[node.id] = node.vendor
+            index._copy_node_fields(node)
             for key in {normalise(node.id), normalise(node.name), *(normalise(a) for a in node.aliases)}:
                 index.exact.setdefault(key, {}).setdefault(node.layer, set()).add(node.id)
             loose = set(_brandless_keys(node.name))
@@ -219,36 +227,43 @@ class NameIndex:
             if node.family:
                 index.families.setdefault(normalise(node.family), {}).setdefault(node.layer, []).append(node.id)
             if node.version:
-                index.versions[node.id] = node.version
                 # Release lines are an app notion; other layers name releases by family.
                 key = _series_key(node.name, node.version) if node.layer is Layer.app else None
                 if key:
                     index.series.setdefault(key, {}).setdefault(node.layer, set()).add(node.id)
-            if node.layer is Layer.os and node.platform is not None:
-                index.platforms.setdefault(node.platform.value, []).append(node.id)
         return index
 
-    def to_data(self) -> dict:
-        """The tables as JSON-ready data (layers by value, sets as sorted lists)."""
+    def _copy_node_fields(self, node: Node) -> None:
+        """The tables that copy a node's own fields (name, vendor, version, platform)."""
+        self.display[node.id] = node.name
+        if node.vendor:
+            self.vendors[node.id] = node.vendor
+        if node.version:
+            self.versions[node.id] = node.version
+        if node.layer is Layer.os and node.platform is not None:
+            self.platforms.setdefault(node.platform.value, []).append(node.id)
+
+    def key_tables(self) -> dict:
+        """The tables keyed by normalised names as JSON-ready data (layers by value, sets as
+        sorted lists): what ``of_key_tables`` needs besides the nodes. (Matching names is what
+        building the index costs; the other tables copy node fields, made again for less than
+        reading them.)"""
         def by_layer(table: dict) -> dict:
             return {key: {layer.value: sorted(ids) if isinstance(ids, set) else list(ids)
                           for layer, ids in layers.items()} for key, layers in table.items()}
 
         return {"exact": by_layer(self.exact), "loose": by_layer(self.loose), "families": by_layer(self.families),
-                "series": by_layer(self.series), "versions": dict(self.versions), "display": dict(self.display),
-                "platforms": {k: list(v) for k, v in self.platforms.items()}, "vendors": dict(self.vendors)}
+                "series": by_layer(self.series)}
 
     @classmethod
-    def from_data(cls, data: dict) -> "NameIndex":
-        """The index ``to_data`` wrote (raises on data of another shape)."""
-        def by_layer(table: dict, kind: type) -> dict:
-            return {str(key): {Layer(layer): kind(ids) for layer, ids in layers.items()}
-                    for key, layers in table.items()}
-
-        return cls(exact=by_layer(data["exact"], set), loose=by_layer(data["loose"], set),
-                   families=by_layer(data["families"], list), versions=dict(data["versions"]),
-                   display=dict(data["display"]), platforms={str(k): list(v) for k, v in data["platforms"].items()},
-                   vendors=dict(data["vendors"]), series=by_layer(data["series"], set))
+    def of_key_tables(cls, tables: "NameKeyTables", nodes: Iterable[Node]) -> "NameIndex":
+        """The index of these nodes from the key tables ``key_tables`` wrote for them, read back
+        with their types (layers, sets: see ``NameKeyTables``)."""
+        index = cls(exact=tables["exact"], loose=tables["loose"], families=tables["families"],
+                    series=tables["series"])
+        for node in nodes:
+            index._copy_node_fields(node)
+        return index
 
     # -- resolution -------------------------------------------------------------
 
