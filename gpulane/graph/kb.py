@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from itertools import repeat
-from operator import attrgetter
+from operator import attrgetter, le
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional, TypedDict, TypeVar
 
@@ -754,13 +754,10 @@ def _runs(flat: list, ends: list[int]) -> list[list]:
     exactly at its length)."""
     if (ends[-1] if ends else 0) != len(flat):
         raise ValueError("stored runs do not end where their list does")
-    runs, start = [], 0
-    for end in ends:
-        if end < start:
-            raise ValueError("stored runs go backwards")
-        runs.append(flat[start:end])
-        start = end
-    return runs
+    starts = [0, *ends[:-1]]
+    if not all(map(le, starts, ends)):
+        raise ValueError("stored runs go backwards")
+    return [flat[start:end] for start, end in zip(starts, ends)]
 
 
 def _facts_of_columns(columns: _FactColumns, facts, ids: list[str], node_count: int,
@@ -778,20 +775,19 @@ def _facts_of_columns(columns: _FactColumns, facts, ids: list[str], node_count: 
     _check_positions(columns["when"], len(conditions), "a when condition")
 
     subjects, ends = columns["subjects"], columns["subject_ends"]
-    shared: dict[int, frozenset[str]] = {}  # most facts have one subject: one set per node, shared
+    single = list(map(frozenset, zip(ids)))  # most facts have one subject: one set per node, shared
     if ends == list(range(1, count + 1)):
         if subjects and max(subjects) >= node_count:
             raise ValueError("a stored fact's subject is no node")
-        subject_sets = [shared.get(p) or shared.setdefault(p, frozenset((ids[p],))) for p in subjects]
+        subject_sets = list(map(single.__getitem__, subjects))
     else:
         subject_sets = []
         for run in _runs(subjects, ends):
             if not any(p < node_count for p in run):
                 raise ValueError("a stored fact has no subject node")
-            subject_sets.append(frozenset([ids[p] for p in run]))
+            subject_sets.append(single[run[0]] if len(run) == 1 else frozenset(map(ids.__getitem__, run)))
 
-    when_conditions = [conditions[w] for w in columns["when"]]
-    whens = [tuple(run) if run else () for run in _runs(when_conditions, columns["when_ends"])]
+    whens = list(map(tuple, _runs(list(map(conditions.__getitem__, columns["when"])), columns["when_ends"])))
 
     via = [{} for _ in range(count)]  # its own (empty) table per fact, as compiling makes them
     for at, routes in _sparse_pairs(columns["via"], count, "via"):
