@@ -472,3 +472,17 @@ def test_each_fact_is_stored_as_its_model_writes_it(which, shipped):
     kb = shipped.kb if which == "shipped" else generate(3000, seed=4)
     stored = StoredKB.of(kb)
     assert _fact_texts(stored) == [f.model_dump_json(exclude_unset=True).encode() for f in stored.facts]
+
+
+@pytest.mark.parametrize("ends", [[3, 2], [-1], [5, 100], [True], [1.0], [0, "3"]])
+def test_stored_item_offsets_out_of_order_or_outside_the_text_are_refused(ends):
+    from gpulane.loaders.stored import CheckedOnUse
+
+    with pytest.raises(ValueError, match="item offsets"):
+        CheckedOnUse(None, b"x" * 10, ends, None)
+
+
+def test_stored_item_offsets_may_mark_empty_items():
+    from gpulane.loaders.stored import CheckedOnUse
+
+    assert len(CheckedOnUse(None, b"x" * 10, [0, 3, 3, 10], None)) == 4
