@@ -9,9 +9,9 @@ facts by (subject, object layer) and positive pairs by layer pair.
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass, field
 from itertools import repeat
 from operator import attrgetter, le
-from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional, TypedDict, TypeVar
 
 from gpulane.graph.compat import build_target_kind, is_generic_target, runs_on
