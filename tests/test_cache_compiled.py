@@ -21,7 +21,8 @@ from tests.conftest import MINI
 
 
 def _facts(kg: KnowledgeGraph) -> list:
-    return [(cf.index, cf.fact, cf.subject_layer, cf.subjects, cf.target, cf.when, cf.via, cf.domain, cf.names_known)
+    return [(cf.index, cf.fact, cf.subject_layer, cf.subjects, cf.target, cf.when, cf.via, cf.domain, cf.names_known,
+             cf.id, cf.relation, cf.status, cf.runs_as, cf.caveat, cf.exhaustive, cf.positive, cf.is_build_list)
             for cf in kg.facts]
 
 
@@ -36,6 +37,7 @@ def _same_graph(a: KnowledgeGraph, b: KnowledgeGraph) -> None:
     assert a.nodes == b.nodes and a.sources == b.sources and a.by_layer == b.by_layer
     assert a.generic_members == b.generic_members
     assert _index(a.by_subject) == _index(b.by_subject) and _index(a.by_node) == _index(b.by_node)
+    assert list(a.by_subject) == list(b.by_subject)
     assert a.positive_pairs == b.positive_pairs and a.official_pairs == b.official_pairs
     assert list(a.positive_pairs) == list(b.positive_pairs)
     assert _index(a.overrides) == _index(b.overrides)
@@ -178,6 +180,16 @@ def test_payload_changed_under_its_header_is_rebuilt(tmp_path, monkeypatch):
     lambda d: d["compiled"]["facts"]["id"].pop(),
     lambda d: d["compiled"]["facts"].pop("via"),
     lambda d: d["compiled"].pop("extra_ids"),
+    lambda d: d["compiled"]["by_subject"]["facts"].append(0),
+    lambda d: d["compiled"]["by_subject"]["facts"].__setitem__(0, 10**6),
+    lambda d: d["compiled"]["by_subject"]["facts"].__setitem__(0, -1),
+    lambda d: d["compiled"]["by_subject"]["subjects"].__setitem__(0, -1),
+    lambda d: d["compiled"]["by_subject"]["subjects"].__setitem__(0, 10**6),
+    lambda d: d["compiled"]["by_subject"]["subjects"].__setitem__(1, d["compiled"]["by_subject"]["subjects"][0]),
+    lambda d: d["compiled"]["by_subject"]["layers"].__setitem__(0, "not-a-layer"),
+    lambda d: d["compiled"]["by_subject"]["layers"].pop(),
+    lambda d: d["compiled"]["by_subject"]["ends"].__setitem__(0, 10**6),
+    lambda d: d["compiled"].pop("by_subject"),
     lambda d: d["compiled"]["conditions"].__setitem__(0, ["not-a-layer", None, None, None]),
     lambda d: d["compiled"]["conditions"].__setitem__(0, ["driver", None, None, None]),
     lambda d: d["compiled"]["conditions"].__setitem__(0, ["driver", None, ">>1", None]),

@@ -172,12 +172,24 @@ class _FactColumns(TypedDict):
     exhaustive: list[int]  # facts that are exhaustive
 
 
+class _SubjectIndex(TypedDict):
+    """``by_subject`` (facts by subject and object layer): per key, its subject's id position and
+    the layer, and the run of its facts' positions in the compiled facts (ending where ``ends``
+    says). Read back by C-level passes, in place of a Python pass over every fact."""
+
+    subjects: list[int]
+    layers: list[Layer]
+    ends: list[int]
+    facts: list[int]
+
+
 class CompiledState(TypedDict):
     """The compiled state of a knowledge graph as typed data (see ``compiled_state``)."""
 
     extra_ids: list[str]
     conditions: list[_ConditionRow]
     facts: _FactColumns
+    by_subject: _SubjectIndex
     generic_members: dict[str, frozenset[str]]
     names: NameKeyTables  # the rest of the name index copies node fields
     # Each layer's nodes in answer order (``layer_order``), as positions in ``by_layer``.
@@ -276,10 +288,18 @@ class KnowledgeGraph:
                 columns["caveat"].append([at, cf.caveat])
             if cf.exhaustive:
                 columns["exhaustive"].append(at)
+        at_fact = {id(cf): at for at, cf in enumerate(self.facts)}
+        by_subject: dict[str, list] = {"subjects": [], "layers": [], "ends": [], "facts": []}
+        for (subject, layer), facts in self.by_subject.items():
+            by_subject["subjects"] += positions((subject,))
+            by_subject["layers"].append(layer.value)
+            by_subject["facts"] += [at_fact[id(cf)] for cf in facts]
+            by_subject["ends"].append(len(by_subject["facts"]))
         return {
             "extra_ids": ids[len(self.nodes):],
             "conditions": conditions,
             "facts": columns,
+            "by_subject": by_subject,
             "generic_members": {k: sorted(v) for k, v in self.generic_members.items()},
             # (The pair tables are not stored: made from the compiled facts they take less time
             # than reading them, which are several times larger than the knowledge base.)
@@ -344,7 +364,7 @@ class KnowledgeGraph:
         if orders.keys() != set(Layer):
             raise ValueError("a layer's stored order is missing")
         kg._layer_orders = orders
-        kg._index()
+        kg.by_subject = _subject_index_of(state["by_subject"], ids, kg.facts)
         kg._index_overrides()
         return kg
 
@@ -812,6 +832,21 @@ def _facts_of_columns(columns: _FactColumns, facts, ids: list[str], node_count: 
     return list(map(CompiledFact, columns["index"], repeat(facts), columns["subject_layer"], subject_sets,
                     [conditions[t] for t in columns["target"]], whens, via, domain, names_known, columns["id"],
                     columns["relation"], columns["status"], runs_as, caveat, exhaustive))
+
+
+def _subject_index_of(stored: _SubjectIndex, ids: list[str], facts: list[CompiledFact]) -> dict:
+    """``by_subject`` from its stored form (``_SubjectIndex``); raises on positions outside
+    their tables, runs that do not fit, or a key given twice."""
+    count = len(stored["subjects"])
+    if len(stored["layers"]) != count or len(stored["ends"]) != count:
+        raise ValueError("the stored subject index's columns differ in length")
+    _check_positions(stored["subjects"], len(ids), "a subject index key")
+    _check_positions(stored["facts"], len(facts), "a subject index fact")
+    runs = _runs(list(map(facts.__getitem__, stored["facts"])), stored["ends"])
+    table = dict(zip(zip(map(ids.__getitem__, stored["subjects"]), stored["layers"]), runs))
+    if len(table) != count:
+        raise ValueError("the stored subject index names a key twice")
+    return table
 
 
 def _sparse_pairs(pairs: list[tuple[int, T]], count: int, name: str) -> list[tuple[int, T]]:
