@@ -327,3 +327,30 @@ def test_solver_indices_read_from_by_subject_are_the_walks(source, shipped, mini
                 v for v in kg.by_layer[layer] if v in declaring and declared in kg.nodes[v].layers)
     if source == "shipped":  # both cases exercised
         assert fast._bundles_of and any(fast._declaring_layer(l, d) for l in Layer for d in Layer)
+
+
+@pytest.mark.parametrize("source", ["shipped", "synthetic"])
+def test_gpu_classes_read_from_the_facts_on_path_are_those_of_every_fact(source, shipped):
+    """A GPU's class key weighs the facts naming it in a condition whose subject can be on a path:
+    read from the facts of the nodes on path (by_subject), the keys are those the index of every
+    fact gives."""
+    kg = shipped if source == "shipped" else KnowledgeGraph(generate(3000, seed=1))
+    statements = ([c["query"] for c in SHIPPED_FINDS if c["query"].startswith("find gpu")] if source == "shipped"
+                  else ["find gpu where vendor = AMD and app = app-0 and os = os-0", "find gpu where app = app-1",
+                        "find gpu, os where app = app-4", "find gpu where os = os-1"])
+    restricted_used = 0
+    for statement in statements:
+        plan = run.compile_query(kg, statement)
+        fast, whole = Solver(kg), Solver(kg)
+        base = fast.find_domains(plan.problem)
+        if base is None or plan.problem.lenient:
+            continue
+        on_path = frozenset(v for values in base.values() for v in values)
+        restricted_used += len(on_path) * len(Layer) < len(kg.facts)
+        keys, conditions = fast._gpu_keys(on_path)
+        every = whole._gpu_conditions()
+        for gpu in base.get(Layer.gpu, []):
+            combo = (gpu,)
+            assert fast._combo_class([Layer.gpu], combo, on_path, keys, conditions) == \
+                whole._combo_class([Layer.gpu], combo, on_path, {}, every), (statement, gpu)
+    assert restricted_used
