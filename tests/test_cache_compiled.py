@@ -424,10 +424,37 @@ def test_warm_load_gives_the_same_graph_as_a_cold_one_shipped(tmp_path):
     assert warm.kb.steps == cold.kb.steps and warm.kb.origins == cold.kb.origins
 
 
+def _pair_table_copying_every_link(kg: KnowledgeGraph, statuses) -> dict:
+    """The pair table as first written: plain dicts, every positive fact's links copied both ways,
+    then the bundled toolkits linked to their apps' architectures."""
+    from gpulane.model import Relation
+
+    table: dict = {}
+
+    def link(a, b, subjects, objects):
+        fwd, back = table.setdefault((a, b), {}), table.setdefault((b, a), {})
+        for s in subjects:
+            fwd.setdefault(s, set()).update(objects)
+        for o in objects:
+            back.setdefault(o, set()).update(subjects)
+
+    def counts(cf):
+        return cf.positive and cf.target.ids is not None and (statuses is None or cf.status in statuses)
+
+    for cf in kg.facts:
+        if counts(cf):
+            link(cf.subject_layer, cf.target.layer, cf.subjects, cf.target.ids)
+    for app in kg.by_layer[Layer.app]:
+        toolkits = {t for cf in kg.by_subject.get((app, Layer.toolkit), [])
+                    if cf.relation is Relation.bundles and counts(cf) for t in cf.target.ids}
+        archs = {a for cf in kg.by_subject.get((app, Layer.arch), []) if counts(cf) for a in cf.target.ids}
+        for toolkit in toolkits:
+            link(Layer.toolkit, Layer.arch, (toolkit,), archs)
+    return table
+
+
 def _open_override_pairs_walking_every_node(kg: KnowledgeGraph, table: dict) -> None:
     """The override pairs as first written: every node of the layer tested for runs_as."""
-    from gpulane.model import Layer
-
     for cfs in kg.overrides.values():
         for cf in cfs:
             for layer in (Layer.toolkit, Layer.framework, Layer.app):
@@ -444,10 +471,49 @@ def test_override_pairs_read_from_the_reverse_table_are_the_same(shipped):
     """positive_pairs opens override pairs from the reverse table (arch -> nodes) instead of
     walking every node: the same table as the walk gives."""
     kg = KnowledgeGraph(shipped.kb)
-    table = kg._pair_table(None)
+    table = _pair_table_copying_every_link(kg, None)
     _open_override_pairs_walking_every_node(kg, table)
     assert kg.overrides  # the case is exercised
     assert kg.positive_pairs == table
+
+
+@pytest.mark.parametrize("source", ["shipped", "mini", "synthetic", "shipped from cache"])
+def test_pair_tables_made_lazily_hold_every_link(source, shipped):
+    """The pair tables' subject -> object sides make a node's entry from its own facts when first
+    asked for: asked for every node (in any order, or by iterating), they are the tables that copy
+    every fact's links, with the same layer pairs in the same order, and the same entry asked
+    twice is the same."""
+    from gpulane.model import OFFICIAL_POSITIVE
+
+    if source == "shipped from cache":
+        load_graph()
+        kg = load_graph()
+        assert "_official_pairs" not in kg.__dict__
+    else:
+        kg = {"shipped": shipped.kb, "mini": build_graph(MINI).kb, "synthetic": generate(2000, seed=5)}[source]
+        kg = KnowledgeGraph(kg)
+    for statuses in (OFFICIAL_POSITIVE, None):
+        expected = _pair_table_copying_every_link(kg, statuses)
+        if statuses is None:
+            _open_override_pairs_walking_every_node(kg, expected)
+        asked = KnowledgeGraph._pair_table(kg, statuses)
+        if statuses is None:
+            kg._open_override_pairs(asked)
+        assert list(asked) == list(expected)
+        nodes = sorted(kg.nodes, reverse=True) + ["no-such-node"]
+        for pair, side in asked.items():
+            # One at a time first (as a query asks), then the whole side.
+            for node in nodes:
+                assert side.get(node) == expected[pair].get(node)
+                assert (node in side) == (node in expected[pair])
+                assert side.get(node) is side.get(node) or side.get(node) is None
+            assert side == expected[pair] and len(side) == len(expected[pair])
+            assert set(side) == set(expected[pair])
+        # Iterated before any entry was asked for.
+        fresh = KnowledgeGraph._pair_table(kg, statuses)
+        if statuses is None:
+            kg._open_override_pairs(fresh)
+        assert {pair: dict(side.items()) for pair, side in fresh.items()} == expected
 
 
 def test_a_damaged_part_found_by_a_command_is_a_clear_error_then_rebuilt(tmp_path):

@@ -74,3 +74,27 @@ def test_empty_answer_says_when_knowledge_is_missing(mini):
     assert result.empty_reason == ("no path is fully backed by sources, but 4 candidate(s) are blocked only by "
                                    "missing knowledge (app AppZ → framework, app AppZ → os, app AppZ → arch); "
                                    "add 'allow unknown' to list them, labelled")
+
+
+@pytest.mark.parametrize("field", ["vendor", "family", "platform", "cc", "llvm_target", "distro", "gpu.segment",
+                                   "toolkit.vendor", "framework.backend", "app.version", "os.version", "gpu.aliases"])
+def test_text_attribute_filters_match_as_node_by_node(field, shipped, mini):
+    """A text filter (=, !=, in) is tested once per distinct value (and a vendor read from the name
+    index): the same nodes as testing every node, for every value the graph holds, on a graph
+    compiled here and one read back from the cache."""
+    from gpulane.api import load_graph
+    from gpulane.queries.parser import parse
+    from gpulane.queries.plan import _match_each, _match_text, _target
+    from tests.conftest import MINI
+
+    for kg in (shipped, mini, load_graph(MINI)):
+        layer, attr = _target(kg, field, parse(f"find gpu where {field} = x").conditions[0], "")
+        held = {str(getattr(v, "value", v)) for i in kg.by_layer[layer] if (got := kg.attribute(i, attr)) is not None
+                for v in (got if isinstance(got, list) else [got])}
+        assert held or kg is not shipped
+        for value in sorted(held)[:12] + ["none-such"]:
+            for op in ("=", "!=", "in"):
+                rhs = f'{{"{value}", none-such}}' if op == "in" else f'"{value}"'
+                cond = parse(f"find gpu where {field} {op} {rhs}").conditions[0]
+                values = [v.text for v in cond.values]
+                assert _match_text(kg, layer, attr, op, values) == _match_each(kg, layer, attr, cond, "", values)

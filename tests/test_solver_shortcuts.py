@@ -302,3 +302,55 @@ def test_random_synthetic_answers_as_the_reference(seed):
     statements = _random_statements(kg, rng)
     _propagations(kg, [s for s in statements if s.startswith("find")])
     _same_answers(kg, statements)
+
+
+@pytest.mark.parametrize("source", ["shipped", "mini", "synthetic"])
+def test_solver_indices_read_from_by_subject_are_the_walks(source, shipped, mini):
+    """The bundled toolkits (read from each app's facts) and the nodes declaring a layer (read
+    from the declaring nodes) are what walking every fact and every node of the layer gives."""
+    from gpulane.model import Relation
+
+    kg = graph_for(source, shipped, mini) if source != "synthetic" else KnowledgeGraph(generate(1500, seed=2))
+    by_app: dict = {}
+    for cf in kg.facts:
+        if cf.relation is Relation.bundles and cf.positive and cf.subject_layer is Layer.app \
+                and cf.target.layer is Layer.toolkit:
+            for app in cf.subjects:
+                by_app.setdefault(app, set()).update(cf.target.ids or ())
+    fast = Solver(kg)
+    assert fast._app_bundled_toolkits() == frozenset(t for ts in by_app.values() for t in ts)
+    assert fast._bundles_of == {app: frozenset(ts) for app, ts in by_app.items() if app in kg.nodes}
+    declaring = {v for v, n in kg.nodes.items() if n.layers}
+    for layer in Layer:
+        for declared in Layer:
+            assert fast._declaring_layer(layer, declared) == frozenset(
+                v for v in kg.by_layer[layer] if v in declaring and declared in kg.nodes[v].layers)
+    if source == "shipped":  # both cases exercised
+        assert fast._bundles_of and any(fast._declaring_layer(l, d) for l in Layer for d in Layer)
+
+
+@pytest.mark.parametrize("source", ["shipped", "synthetic"])
+def test_gpu_classes_read_from_the_facts_on_path_are_those_of_every_fact(source, shipped):
+    """A GPU's class key weighs the facts naming it in a condition whose subject can be on a path:
+    read from the facts of the nodes on path (by_subject), the keys are those the index of every
+    fact gives."""
+    kg = shipped if source == "shipped" else KnowledgeGraph(generate(3000, seed=1))
+    statements = ([c["query"] for c in SHIPPED_FINDS if c["query"].startswith("find gpu")] if source == "shipped"
+                  else ["find gpu where vendor = AMD and app = app-0 and os = os-0", "find gpu where app = app-1",
+                        "find gpu, os where app = app-4", "find gpu where os = os-1"])
+    restricted_used = 0
+    for statement in statements:
+        plan = run.compile_query(kg, statement)
+        fast, whole = Solver(kg), Solver(kg)
+        base = fast.find_domains(plan.problem)
+        if base is None or plan.problem.lenient:
+            continue
+        on_path = frozenset(v for values in base.values() for v in values)
+        restricted_used += len(on_path) * len(Layer) < len(kg.facts)
+        keys, conditions = fast._gpu_keys(on_path)
+        every = whole._gpu_conditions()
+        for gpu in base.get(Layer.gpu, []):
+            combo = (gpu,)
+            assert fast._combo_class([Layer.gpu], combo, on_path, keys, conditions) == \
+                whole._combo_class([Layer.gpu], combo, on_path, {}, every), (statement, gpu)
+    assert restricted_used

@@ -9,10 +9,11 @@ facts by (subject, object layer) and positive pairs by layer pair.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import repeat
 from operator import attrgetter, le
-from typing import Callable, Iterable, Optional, TypedDict, TypeVar
+from typing import Callable, Iterable, Optional, TypedDict, TypeVar, Union
 
 from gpulane.graph.compat import build_target_kind, is_generic_target, runs_on
 from gpulane.graph.names import NameIndex, NameKeyTables
@@ -525,7 +526,7 @@ class KnowledgeGraph:
                 for s in cf.subjects:
                     self.overrides.setdefault(s, []).append(cf)
 
-    def _open_override_pairs(self, table: dict[tuple[Layer, Layer], dict[str, set[str]]]) -> None:
+    def _open_override_pairs(self, table: dict[tuple[Layer, Layer], Links]) -> None:
         """Under an override, any toolkit or build that reaches the target it runs as may reach
         the overridden one: optimistic pairs, only ever used to keep values in propagation."""
         for cfs in self.overrides.values():
@@ -541,11 +542,11 @@ class KnowledgeGraph:
                     nodes = back.get(cf.runs_as)
                     if not nodes:
                         continue
-                    nodes = tuple(nodes)
+                    nodes = frozenset(nodes)
                     for node in nodes:
-                        fwd[node].update(targets)
+                        _add_links(fwd, node, targets)
                     for x in targets:
-                        back.setdefault(x, set()).update(nodes)
+                        _add_links(back, x, nodes)
 
     def _index(self) -> None:
         by_subject: dict[tuple[str, Layer], list[CompiledFact]] = {}
@@ -578,7 +579,7 @@ class KnowledgeGraph:
         return table
 
     @property
-    def positive_pairs(self) -> dict[tuple[Layer, Layer], dict[str, set[str]]]:
+    def positive_pairs(self) -> dict[tuple[Layer, Layer], Links]:
         """Positive pairs per layer pair, in both directions, for constraint propagation: facts
         of any positive status, bundled toolkits, and the pairs overrides may open. Made on first
         use (a query propagates over this table or the official one, seldom both)."""
@@ -590,27 +591,48 @@ class KnowledgeGraph:
         return table
 
     @property
-    def official_pairs(self) -> dict[tuple[Layer, Layer], dict[str, set[str]]]:
+    def official_pairs(self) -> dict[tuple[Layer, Layer], Links]:
         """As ``positive_pairs``, from facts of official positive statuses only (no overrides)."""
         table = self.__dict__.get("_official_pairs")
         if table is None:
             table = self.__dict__["_official_pairs"] = self._pair_table(OFFICIAL_POSITIVE)
         return table
 
-    def _pair_table(self, statuses) -> dict[tuple[Layer, Layer], dict[str, set[str]]]:
-        table: dict[tuple[Layer, Layer], dict[str, set[str]]] = {}
-        # Each layer pair's two tables looked up once, not per fact (10^5 facts at the
-        # benchmark's largest size); compiled facts hold frozensets already.
-        sides: dict[tuple[Layer, Layer], tuple[dict, dict]] = {}
+    def _pair_table(self, statuses) -> dict[tuple[Layer, Layer], Links]:
+        """Layer pair (a, b) → node of a → the nodes of b that a positive fact (of `statuses`, or
+        any) links it to, either way round.
+
+        A fact's subject → object links are not copied here: that side is a `LazyLinks`, whose
+        entry for a node is made from the node's own facts (``by_subject``) when first asked for;
+        a query reads a few dozen of them. The object → subject side has no such index, so it is
+        made here, in one pass over the facts (at 10^5 facts, the subject side was some 40% of
+        making the whole table)."""
+        reverse: dict[tuple[Layer, Layer], dict[str, set[str]]] = {}
+        order: list[tuple[Layer, Layer]] = []
         for cf in self.facts:
             objects = cf.target.ids
             if not cf.positive or objects is None or (statuses is not None and cf.status not in statuses):
                 continue
             pair = (cf.subject_layer, cf.target.layer)
-            side = sides.get(pair)
-            if side is None:
-                side = sides[pair] = (table.setdefault(pair, {}), table.setdefault(pair[::-1], {}))
-            _link_both_ways(side[0], side[1], cf.subjects, objects)
+            back = reverse.get(pair)
+            if back is None:
+                back = reverse[pair] = {}
+                order.append(pair)
+            subjects = cf.subjects
+            for o in objects:
+                have = back.get(o)
+                if have is None:
+                    back[o] = set(subjects)
+                else:
+                    have |= subjects
+        table: dict[tuple[Layer, Layer], Links] = {}
+        for pair in order:
+            for side in (pair, pair[::-1]):
+                if side not in table:
+                    # A side that facts of its own direction fill is lazy; what the other
+                    # direction's facts give it (arch -> arch facts fill both) is kept beside.
+                    given = reverse.get(side[::-1], {})
+                    table[side] = LazyLinks(self, side[0], side[1], statuses, given) if side in reverse else given
         self._link_bundled_toolkits(table, statuses)
         return table
 
@@ -631,8 +653,13 @@ class KnowledgeGraph:
             for cf in self.by_subject.get((app, Layer.arch), []):
                 if cf.positive and cf.target.ids is not None and (statuses is None or cf.status in statuses):
                     archs |= cf.target.ids
+            archs = frozenset(archs)
+            fwd = table.setdefault((Layer.toolkit, Layer.arch), {})
+            back = table.setdefault((Layer.arch, Layer.toolkit), {})
             for toolkit in toolkits:
-                _link(table, Layer.toolkit, Layer.arch, (toolkit,), archs)
+                _add_links(fwd, toolkit, archs)
+                for arch in archs:
+                    _add_links(back, arch, (toolkit,))
 
     @property
     def graph(self):
@@ -868,21 +895,107 @@ def _link(table: dict, a: Layer, b: Layer, subjects: Iterable[str], objects: Ite
     _link_both_ways(fwd, back, subjects, objects)
 
 
-def _link_both_ways(fwd: dict, back: dict, subjects: frozenset | set, objects: frozenset | set) -> None:
-    """Add the pairs subject → object to a pair's forward table and object → subject to its
-    reverse one: one set update per node, not one add per pair."""
-    for s in subjects:
-        have = fwd.get(s)
-        if have is None:
-            fwd[s] = set(objects)
-        else:
-            have |= objects
-    for o in objects:
-        have = back.get(o)
-        if have is None:
-            back[o] = set(subjects)
-        else:
-            have |= subjects
+def _add_links(side: Links, node: str, objects: Iterable[str]) -> None:
+    """Link a node to more nodes on one side of a pair table (a plain dict or a `LazyLinks`)."""
+    if isinstance(side, LazyLinks):
+        side.add(node, objects)
+        return
+    have = side.get(node)
+    if have is None:
+        side[node] = set(objects)
+    else:
+        have.update(objects)
+
+
+_UNMADE = object()
+
+
+class LazyLinks(Mapping):
+    """One side of a layer pair's positive links, subject layer → object layer: node → the nodes
+    its facts (of the table's statuses) link it to. A node's entry is made from its own facts
+    (``by_subject``) when first asked for, then kept; links given beside the facts (the other
+    direction's, bundled toolkits, override pairs) are added to it. Read-only for its users:
+    an entry may be a fact's own frozenset. Iterating it, or its length, makes every entry."""
+
+    __slots__ = ("_kg", "_subject_layer", "_object_layer", "_statuses", "_given", "_made", "_complete")
+
+    def __init__(self, kg: "KnowledgeGraph", subject_layer: Layer, object_layer: Layer, statuses,
+                 given: dict[str, set[str]]):
+        self._kg = kg
+        self._subject_layer = subject_layer
+        self._object_layer = object_layer
+        self._statuses = statuses
+        self._given = given
+        self._made: dict[str, frozenset[str] | set[str] | None] = {}  # None: no link
+        self._complete = False
+
+    def get(self, node, default=None):
+        found = self._made.get(node, _UNMADE)
+        if found is _UNMADE:
+            found = self._made[node] = self._make(node)
+        return default if found is None else found
+
+    def _make(self, node: str) -> frozenset[str] | set[str] | None:
+        linked = None
+        layer, statuses = self._subject_layer, self._statuses
+        for cf in self._kg.by_subject.get((node, self._object_layer), ()):
+            ids = cf.target.ids
+            if cf.positive and ids is not None and cf.subject_layer is layer \
+                    and (statuses is None or cf.status in statuses):
+                if linked is None:
+                    linked = ids  # the fact's own set: no copy where one fact links the node
+                elif linked.__class__ is frozenset:
+                    linked = set(linked).union(ids)
+                else:
+                    linked |= ids
+        given = self._given.get(node)
+        if given is not None:
+            linked = set(given) if linked is None else given.union(linked)
+        return linked
+
+    def add(self, node: str, objects: Iterable[str]) -> None:
+        """Link `node` to `objects` too (kept beside the facts' links)."""
+        given = self._given.get(node)
+        if given is None:
+            given = self._given[node] = set()
+        given.update(objects)
+        self._made.pop(node, None)
+        self._complete = False
+
+    def _all(self) -> dict[str, frozenset[str] | set[str] | None]:
+        """Every entry made: each subject of the layer's facts on the object layer, and each given."""
+        if not self._complete:
+            layer, get = self._object_layer, self.get
+            for node, on in self._kg.by_subject:
+                if on is layer:
+                    get(node)
+            for node in self._given:
+                get(node)
+            self._complete = True
+        return self._made
+
+    def __getitem__(self, node):
+        found = self.get(node)
+        if found is None:
+            raise KeyError(node)
+        return found
+
+    def __contains__(self, node) -> bool:
+        return self.get(node) is not None
+
+    def __iter__(self):
+        # A list: a `get` for another node while its user iterates would change `_made`.
+        return iter([node for node, linked in self._all().items() if linked is not None])
+
+    def __len__(self) -> int:
+        return sum(linked is not None for linked in self._all().values())
+
+    def __repr__(self) -> str:
+        return f"LazyLinks({self._subject_layer.value} -> {self._object_layer.value}, {dict(self.items())!r})"
+
+
+# One side of a pair table: node → linked nodes.
+Links = Union[dict[str, set[str]], LazyLinks]
 
 
 def _order_key(kg: KnowledgeGraph, layer: Layer) -> Callable[[str], tuple]:

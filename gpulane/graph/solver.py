@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from itertools import product
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from gpulane.graph.kb import CompiledFact, KnowledgeGraph
 from gpulane.model import LAYER_ORDER, OFFICIAL_POSITIVE, Layer, Relation, Status
@@ -868,9 +868,10 @@ class Solver:
         memo = self.__dict__.setdefault("_declaring_layer_memo", {})
         found = memo.get((layer, declared))
         if found is None:
+            # Walks the few declaring nodes, not the layer (16,666 GPUs at 10^5 facts).
             nodes = self.kg.nodes
             found = memo[(layer, declared)] = frozenset(
-                v for v in self.kg.by_layer[layer] if v in self._declaring_nodes() and declared in nodes[v].layers)
+                v for v in self._declaring_nodes() if nodes[v].layer is layer and declared in nodes[v].layers)
         return found
 
     def _other_vendor(self, layer: Layer, vendor: str | None) -> frozenset[str]:
@@ -1452,10 +1453,12 @@ class Solver:
         found = getattr(self, "_bundled_toolkits", None)
         if found is None:
             by_app: dict[str, set[str]] = {}
-            for cf in self.kg.facts:
-                if cf.relation is Relation.bundles and cf.positive and cf.subject_layer is Layer.app \
-                        and cf.target.layer is Layer.toolkit:
-                    for app in cf.subjects:
+            kg = self.kg
+            # From each app node's facts on the toolkit layer, not a walk over every fact (a path's
+            # app, the only one looked up, is a node; every fact has a node among its subjects).
+            for app in kg.by_layer[Layer.app]:
+                for cf in kg.by_subject.get((app, Layer.toolkit), ()):
+                    if cf.relation is Relation.bundles and cf.positive and cf.subject_layer is Layer.app:
                         by_app.setdefault(app, set()).update(cf.target.ids or ())
             self._bundles_of = {app: frozenset(t) for app, t in by_app.items()}
             found = self._bundled_toolkits = frozenset(t for ts in by_app.values() for t in ts)
@@ -1888,7 +1891,7 @@ class Solver:
             if found is None:
                 # Only facts about a node that can be on a path are ever weighed.
                 on_path = frozenset(v for values in base.values() for v in values)
-                found = classes[None] = (on_path, self._gpu_keys(on_path))
+                found = classes[None] = (on_path, *self._gpu_keys(on_path))
             key = self._combo_class(project, combo, *found)
             first = classes.get(key, _MISSING)
             if first is not _MISSING:
@@ -1908,31 +1911,57 @@ class Solver:
             classes[key] = path
         return path
 
-    def _gpu_keys(self, on_path: frozenset[str]) -> dict[str, object]:
+    def _gpu_keys(self, on_path: frozenset[str]) -> tuple[dict[str, object], dict[str, list[CompiledFact]]]:
         """GPU → its class key (`_combo_class`) among the facts `on_path` can weigh, filled as
-        GPUs are met. Remembered per set of nodes that can be on a path (the same for a question
-        asked again), so a GPU's roles are worked out once for it."""
+        GPUs are met, and the facts that name GPUs in a condition among those
+        (`_named_on_path`). Remembered per set of nodes that can be on a path (the same for a
+        question asked again), so a GPU's roles are worked out once for it."""
         remembered = self.__dict__.setdefault("_gpu_keys_memo", {})
-        keys = remembered.get(on_path)
-        if keys is None:
+        found = remembered.get(on_path)
+        if found is None:
             if len(remembered) >= 8:  # a long-lived process (gpulane serve) keeps the newest few
                 del remembered[next(iter(remembered))]
-            keys = remembered[on_path] = {}
-        return keys
+            found = remembered[on_path] = ({}, self._named_on_path(on_path))
+        return found
+
+    def _named_on_path(self, on_path: frozenset[str]) -> dict[str, list[CompiledFact]]:
+        """GPU → the facts that name it in their object, a `when` or a `domain` (`_gpu_conditions`),
+        at least those whose subject is on_path (the only ones a class key weighs), in file order.
+
+        Read from the facts of the nodes on_path (``by_subject``) where those are fewer than all
+        facts: a find's domains hold a few hundred nodes, whose facts are some thousand of the
+        10^5 that `_gpu_conditions` walks."""
+        kg = self.kg
+        if len(on_path) * len(Layer) >= len(kg.facts):
+            return self._gpu_conditions()
+        facts: dict[int, CompiledFact] = {}
+        by_subject = kg.by_subject
+        for v in on_path:
+            for layer in Layer:
+                for cf in by_subject.get((v, layer), ()):
+                    facts[cf.index] = cf
+        return _named_gpus(facts[i] for i in sorted(facts))
 
     def _combo_class(self, project: list[Layer], combo: tuple[str, ...], on_path: frozenset[str],
-                     keys: dict[str, object]) -> tuple:
+                     keys: dict[str, object], conditions: dict[str, list[CompiledFact]]) -> tuple:
         """A combination with each GPU replaced by its class (`_gpu_class`) among the facts whose
-        subject can be on a path (`on_path`: every value of the search's domains; `keys` is
-        `_gpu_keys(on_path)`); the search never weighs a fact about any other node."""
+        subject can be on a path (`on_path`: every value of the search's domains; `keys` and
+        `conditions` are `_gpu_keys(on_path)`); the search never weighs a fact about any other node."""
         key = []
         for layer, c in zip(project, combo):
             if layer is Layer.gpu:
                 found = keys.get(c)
                 if found is None:
                     own, named = self._gpu_class(c)
-                    found = keys[c] = c if own[0] != "class" else \
-                        (own, tuple(_role(cf, c) for cf in named if not cf.subjects.isdisjoint(on_path)))
+                    if own[0] != "class":
+                        found = c
+                    else:
+                        # The facts naming it: in a condition, or as one of several subjects.
+                        by_index = {cf.index: cf for cf in conditions.get(c, ())}
+                        by_index.update((cf.index, cf) for cf in named)
+                        found = (own, tuple(_role(cf, c) for i in sorted(by_index)
+                                            if not (cf := by_index[i]).subjects.isdisjoint(on_path)))
+                    keys[c] = found
                 c = found
             key.append(c)
         return tuple(key)
@@ -1947,16 +1976,17 @@ class Solver:
         neither: every table, verdict and search step is then the same with one swapped for the
         other. Returns (key of the GPU alone, the other facts that name it, in file order; how
         each names it is `_role`); a GPU with any other kind of own fact is its own class
-        ("node", id)."""
+        ("node", id). The facts naming it in a condition are added per search (`_combo_class`):
+        only those about a node that can be on its paths count there."""
         memo = self.__dict__.setdefault("_gpu_classes", {})
         found = memo.get(gpu)
         if found is not None:
             return found
         kg = self.kg
         node = kg.nodes.get(gpu)
-        own, named = [], {cf.index: cf for cf in self._gpu_conditions().get(gpu, ())}
+        own, named = [], {}
         plain = node is not None and not node.layers
-        # Its own facts (subject), then those naming it in the object (already in `named`).
+        # Its own facts (subject); those it shares with other subjects are facts naming it.
         subject_of = [cf for layer in Layer for cf in kg.by_subject.get((gpu, layer), ())] if plain else []
         for cf in subject_of:
             if cf.subjects == {gpu}:
@@ -1982,19 +2012,7 @@ class Solver:
         over the facts, once per solver; only GPU-layer id sets are walked)."""
         found = getattr(self, "_gpu_named_by_condition", None)
         if found is None:
-            found = {}
-            gpu = Layer.gpu
-            for cf in self.kg.facts:
-                target, when, domain = cf.target, cf.when, cf.domain
-                if target.layer is not gpu and not when and (domain is None or domain.layer is not gpu):
-                    continue  # most facts name no GPU: no tuple made for them
-                for cond in (target, *when, domain):
-                    if cond is not None and cond.layer is gpu and cond.ids:
-                        for g in cond.ids:
-                            named = found.setdefault(g, [])
-                            if not named or named[-1] is not cf:
-                                named.append(cf)
-            self._gpu_named_by_condition = found
+            found = self._gpu_named_by_condition = _named_gpus(self.kg.facts)
         return found
 
     def _witness(self, problem: Problem, project: list[Layer], base: dict[Layer, list[str]], combo: tuple[str, ...],
@@ -2041,6 +2059,24 @@ class Solver:
                 if limit is not None and len(answers) >= limit:
                     break
         return answers
+
+
+def _named_gpus(facts: Iterable[CompiledFact]) -> dict[str, list[CompiledFact]]:
+    """GPU → the facts (of `facts`, in their order) that name it in their object, a `when` or a
+    `domain`."""
+    found: dict[str, list[CompiledFact]] = {}
+    gpu = Layer.gpu
+    for cf in facts:
+        target, when, domain = cf.target, cf.when, cf.domain
+        if target.layer is not gpu and not when and (domain is None or domain.layer is not gpu):
+            continue  # most facts name no GPU: no tuple made for them
+        for cond in (target, *when, domain):
+            if cond is not None and cond.layer is gpu and cond.ids:
+                for g in cond.ids:
+                    named = found.setdefault(g, [])
+                    if not named or named[-1] is not cf:
+                        named.append(cf)
+    return found
 
 
 def _role(cf: CompiledFact, gpu: str) -> tuple:

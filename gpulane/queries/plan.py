@@ -305,6 +305,58 @@ def _attribute_ids(kg: KnowledgeGraph, layer: Layer, attr: str, cond: Condition,
 
 def _match_attribute(kg: KnowledgeGraph, layer: Layer, attr: str, cond: Condition, text: str,
                      values: list[str]) -> frozenset[str]:
+    if attr not in _NUMERIC and cond.op in _TEXT_OPS:
+        out = _match_text(kg, layer, attr, cond.op, values)
+    else:
+        out = _match_each(kg, layer, attr, cond, text, values)
+    if not out and cond.op in ("=", "==", "in"):
+        known = sorted({str(getattr(kg.attribute(i, attr), "value", kg.attribute(i, attr)))
+                        for i in kg.by_layer[layer] if kg.attribute(i, attr) is not None})
+        close = difflib.get_close_matches(values[0].lower(), [k.lower() for k in known], n=2)
+        hint = ("did you mean " + " or ".join(f"'{c}'" for c in close) + "?") if close else \
+            (f"known values: {', '.join(known[:12])}" if known else None)
+        raise QueryError(f"no {layer.value} has {cond.name} {cond.op} {values[0]}", text, cond.values[0].span, hint,
+                         code="no_match")
+    return frozenset(out)
+
+
+# The operators `_attr_matches` answers by comparing text (a version attribute too: = is text).
+_TEXT_OPS = frozenset({"=", "==", "in", "!="})
+
+
+def _match_text(kg: KnowledgeGraph, layer: Layer, attr: str, op: str, values: list[str]) -> set[str]:
+    """`_match_each` for a text comparison (`_TEXT_OPS`, attribute not numeric): the same test,
+    made once per distinct attribute value instead of once per node (vendor = AMD at 10^5 facts
+    walks 16,666 GPUs that hold two vendors)."""
+    wanted = {v.lower() for v in values}
+    keep = op != "!="
+    verdicts: dict[int, bool] = {}
+    # A node's vendor is in the name index too (every node that has one): a lookup there does
+    # not read the node (at 10^5 facts, 19 -> 14 ms for vendor = AMD).
+    attribute = kg.names.vendors.get if attr == "vendor" else lambda node_id: kg.attribute(node_id, attr)
+    out = set()
+    for node_id in kg.by_layer[layer]:
+        actual = attribute(node_id)
+        if actual is None:
+            continue
+        # By identity: nodes share their enum members (and often their strings); the node holds
+        # the value, so the id is not reused while this runs.
+        hit = verdicts.get(id(actual))
+        if hit is None:
+            actual_value = getattr(actual, "value", actual)
+            if isinstance(actual_value, list):
+                hit = any(str(a).lower() in wanted for a in actual_value)
+            else:
+                hit = str(actual_value).lower() in wanted
+                verdicts[id(actual)] = hit
+        if hit is keep:
+            out.add(node_id)
+    return out
+
+
+def _match_each(kg: KnowledgeGraph, layer: Layer, attr: str, cond: Condition, text: str,
+                values: list[str]) -> set[str]:
+    """The nodes whose attribute meets the condition, tested node by node."""
     out = set()
     for node_id in kg.by_layer[layer]:
         actual = kg.attribute(node_id, attr)
@@ -320,15 +372,7 @@ def _match_attribute(kg: KnowledgeGraph, layer: Layer, attr: str, cond: Conditio
         actual = getattr(actual, "value", actual)
         if _attr_matches(actual, attr, cond.op, values, cond, text):
             out.add(node_id)
-    if not out and cond.op in ("=", "==", "in"):
-        known = sorted({str(getattr(kg.attribute(i, attr), "value", kg.attribute(i, attr)))
-                        for i in kg.by_layer[layer] if kg.attribute(i, attr) is not None})
-        close = difflib.get_close_matches(values[0].lower(), [k.lower() for k in known], n=2)
-        hint = ("did you mean " + " or ".join(f"'{c}'" for c in close) + "?") if close else \
-            (f"known values: {', '.join(known[:12])}" if known else None)
-        raise QueryError(f"no {layer.value} has {cond.name} {cond.op} {values[0]}", text, cond.values[0].span, hint,
-                         code="no_match")
-    return frozenset(out)
+    return out
 
 
 def _attr_matches(actual, attr: str, op: str, values: list[str], cond: Condition, text: str) -> bool:
