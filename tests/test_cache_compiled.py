@@ -39,7 +39,7 @@ def _same_graph(a: KnowledgeGraph, b: KnowledgeGraph) -> None:
     assert _index(a.by_subject) == _index(b.by_subject) and _index(a.by_node) == _index(b.by_node)
     assert list(a.by_subject) == list(b.by_subject)
     assert a.positive_pairs == b.positive_pairs and a.official_pairs == b.official_pairs
-    assert list(a.positive_pairs) == list(b.positive_pairs)
+    assert list(a.positive_pairs) == list(b.positive_pairs) and list(a.official_pairs) == list(b.official_pairs)
     assert _index(a.overrides) == _index(b.overrides)
     assert a.names == b.names
     assert a.selection_table() == b.selection_table()
@@ -190,6 +190,16 @@ def test_payload_changed_under_its_header_is_rebuilt(tmp_path, monkeypatch):
     lambda d: d["compiled"]["by_subject"]["layers"].pop(),
     lambda d: d["compiled"]["by_subject"]["ends"].__setitem__(0, 10**6),
     lambda d: d["compiled"].pop("by_subject"),
+    lambda d: d["compiled"]["official_reverse"]["subjects"].__setitem__(0, 10**6),
+    lambda d: d["compiled"]["official_reverse"]["subjects"].__setitem__(0, -1),
+    lambda d: d["compiled"]["official_reverse"]["objects"].__setitem__(0, -1),
+    lambda d: d["compiled"]["official_reverse"]["objects"].append(0),
+    lambda d: d["compiled"]["official_reverse"]["objects"].__setitem__(1, d["compiled"]["official_reverse"]["objects"][0]),
+    lambda d: d["compiled"]["official_reverse"]["pairs"].append(["gpu", "arch"]),
+    lambda d: d["compiled"]["official_reverse"]["pairs"].__setitem__(0, ["gpu", "not-a-layer"]),
+    lambda d: d["compiled"]["official_reverse"]["subject_ends"].__setitem__(0, 10**6),
+    lambda d: d["compiled"]["official_reverse"]["object_ends"].__setitem__(0, 10**6),
+    lambda d: d["compiled"].pop("official_reverse"),
     lambda d: d["compiled"]["conditions"].__setitem__(0, ["not-a-layer", None, None, None]),
     lambda d: d["compiled"]["conditions"].__setitem__(0, ["driver", None, None, None]),
     lambda d: d["compiled"]["conditions"].__setitem__(0, ["driver", None, ">>1", None]),
@@ -489,6 +499,7 @@ def test_pair_tables_made_lazily_hold_every_link(source, shipped):
         load_graph()
         kg = load_graph()
         assert "_official_pairs" not in kg.__dict__
+        assert "_stored_official_reverse" in kg.__dict__  # the official table's stored reverse side is read
     else:
         kg = {"shipped": shipped.kb, "mini": build_graph(MINI).kb, "synthetic": generate(2000, seed=5)}[source]
         kg = KnowledgeGraph(kg)
