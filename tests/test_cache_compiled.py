@@ -40,7 +40,8 @@ def _same_graph(a: KnowledgeGraph, b: KnowledgeGraph) -> None:
     assert list(a.by_subject) == list(b.by_subject)
     assert a.positive_pairs == b.positive_pairs and a.official_pairs == b.official_pairs
     assert list(a.positive_pairs) == list(b.positive_pairs) and list(a.official_pairs) == list(b.official_pairs)
-    assert _index(a.overrides) == _index(b.overrides)
+    assert _index(a.overrides) == _index(b.overrides) and list(a.overrides) == list(b.overrides)
+    assert a.conditional_pairs == b.conditional_pairs
     assert a.names == b.names
     assert a.selection_table() == b.selection_table()
     assert all(a.layer_order(layer) == b.layer_order(layer) for layer in Layer)
@@ -65,6 +66,38 @@ def test_compiled_state_gives_the_same_graph_shipped(shipped):
 def test_compiled_state_gives_the_same_graph_synthetic():
     kg = KnowledgeGraph(generate(3000, seed=4))
     _same_graph(_round_trip(kg), kg)
+
+
+def _fact_fields(cf) -> tuple:
+    return (cf.index, cf.fact, cf.subject_layer, cf.subjects, cf.target, cf.when, cf.via, cf.domain, cf.names_known,
+            cf.id, cf.relation, cf.status, cf.runs_as, cf.caveat, cf.exhaustive, cf.positive, cf.is_build_list)
+
+
+@pytest.mark.parametrize("source", ["shipped", "synthetic"])
+def test_facts_read_one_by_one_from_the_cache_are_those_compiled(source, shipped, tmp_path):
+    """A graph read from the cache makes each fact, condition and facts-by-subject entry when
+    first read: read one at a time (last first, before any pass over them all), they equal a
+    cold compile's, and reading one again gives the same object."""
+    from gpulane.graph.kb import CompiledState
+    from gpulane.loaders.stored import validator
+
+    cold = KnowledgeGraph(shipped.kb if source == "shipped" else generate(3000, seed=6))
+    state = validator(CompiledState).validate_json(json.dumps(cold.compiled_state()))
+    warm = KnowledgeGraph.from_compiled(cold.kb, state, cold.selection_table())
+    for key in reversed(list(cold.by_subject)):
+        assert [cf.index for cf in warm.by_subject[key]] == [cf.index for cf in cold.by_subject[key]]
+        assert warm.by_subject.get(key) is warm.by_subject[key]
+    assert warm.by_subject.get(("no-such-node", Layer.gpu)) is None and ("no-such-node", Layer.gpu) not in warm.by_subject
+    for at in reversed(range(len(cold.facts))):
+        assert _fact_fields(warm.facts[at]) == _fact_fields(cold.facts[at])
+        assert warm.facts[at] is warm.facts[at]
+    assert warm.facts[-1] is warm.facts[len(cold.facts) - 1]
+    assert [cf.index for cf in warm.facts[2:5]] == [cf.index for cf in cold.facts[2:5]]
+    made = [warm.facts[at] for at in range(0, len(cold.facts), 7)]
+    assert all(a is b for a, b in zip(made, list(warm.facts)[::7]))  # a pass over all keeps those made
+    some = next(iter(cold.fact_by_id))
+    assert warm.fact_by_id[some].index == cold.fact_by_id[some].index
+    _same_graph(warm, cold)
 
 
 def test_warm_load_gives_the_same_graph_as_a_cold_one(tmp_path):

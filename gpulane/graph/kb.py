@@ -9,11 +9,11 @@ facts by (subject, object layer) and positive pairs by layer pair.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
-from operator import attrgetter, le
-from typing import Callable, Iterable, Optional, TypedDict, TypeVar, Union
+from operator import le
+from typing import Callable, Iterable, Optional, TypedDict, Union
 
 from gpulane.graph.compat import build_target_kind, is_generic_target, runs_on
 from gpulane.graph.names import NameIndex, NameKeyTables
@@ -27,7 +27,6 @@ __all__ = ["KnowledgeGraph", "CompiledFact", "CompiledState", "Condition", "sele
 # Layers whose nodes run on one GPU vendor's hardware (an OS or a driver range does not).
 _VENDOR_LAYERS = frozenset({Layer.gpu, Layer.arch, Layer.toolkit, Layer.framework, Layer.app})
 _BACKEND_VENDOR = {"cuda": "nvidia", "rocm": "amd"}
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -196,6 +195,13 @@ class _ReverseLinks(TypedDict):
     subject_ends: list[int]
 
 
+class _PairKeys(TypedDict):
+    """(subject, object layer) keys: the subject's id position and the layer, side by side."""
+
+    subjects: list[int]
+    layers: list[Layer]
+
+
 class CompiledState(TypedDict):
     """The compiled state of a knowledge graph as typed data (see ``compiled_state``)."""
 
@@ -204,6 +210,7 @@ class CompiledState(TypedDict):
     facts: _FactColumns
     by_subject: _SubjectIndex
     official_reverse: _ReverseLinks
+    conditional: _PairKeys  # conditional_pairs
     generic_members: dict[str, frozenset[str]]
     names: NameKeyTables  # the rest of the name index copies node fields
     # Each layer's nodes in answer order (``layer_order``), as positions in ``by_layer``.
@@ -309,6 +316,7 @@ class KnowledgeGraph:
             by_subject["layers"].append(layer.value)
             by_subject["facts"] += [at_fact[id(cf)] for cf in facts]
             by_subject["ends"].append(len(by_subject["facts"]))
+        conditional = sorted(self.conditional_pairs)  # subjects of facts: each has its position already
         reverse: dict[str, list] = {"pairs": [], "objects": [], "object_ends": [], "subjects": [], "subject_ends": []}
         for (a, b), back in self._reverse_links(OFFICIAL_POSITIVE).items():
             reverse["pairs"].append([a.value, b.value])
@@ -324,6 +332,8 @@ class KnowledgeGraph:
             "by_subject": by_subject,
             # (Made in one pass over every fact: at 10^5 facts reading it is several times faster.)
             "official_reverse": reverse,
+            "conditional": {"subjects": [position[s] for s, _ in conditional],
+                            "layers": [layer.value for _, layer in conditional]},
             "generic_members": {k: sorted(v) for k, v in self.generic_members.items()},
             # (The pair tables are not stored: made from the compiled facts they take less time
             # than reading them, which are several times larger than the knowledge base.)
@@ -340,7 +350,9 @@ class KnowledgeGraph:
         knowledge base (a cache entry whose key names the files and the code), read back with
         the types ``CompiledState`` gives (enums, sets: a JSON reader checks them, see
         gpulane.loaders.stored): nothing is matched or expanded again, and no fact model is read
-        (the knowledge base's ``facts`` may read each one when first used). ``selections`` may
+        (the knowledge base's ``facts`` may read each one when first used). The compiled facts,
+        their conditions, ``by_subject`` and ``fact_by_id`` are made as they are first read
+        (a find at 10^5 facts reads a few hundred facts); every stored part is checked here. ``selections`` may
         be a function giving them: it is called only when the table is asked for
         (``selection_table``); a query's own selectors are matched, which costs less than
         reading every stored expansion. Raises (KeyError, IndexError, TypeError, ValueError) on
@@ -365,20 +377,9 @@ class KnowledgeGraph:
         kg.generic_members = dict(state["generic_members"])
         node_count = len(kg.nodes)
         ids = [*kg.nodes, *state["extra_ids"]]  # the node ids themselves: their hashes are known
-        rows = state["conditions"]
-        id_lists = [positions for _, positions, _, _ in rows if positions]
-        if id_lists and (min(map(min, id_lists)) < 0 or max(map(max, id_lists)) >= len(ids)):
-            raise IndexError("a stored condition names an id outside the id table")
-        lookup, of_ids = ids.__getitem__, Condition.of_ids
-        conditions = [of_ids(layer, frozenset(map(lookup, positions)), vendor)
-                      if spec is None and positions is not None else _driver_condition(layer, positions, spec, vendor)
-                      for layer, positions, spec, vendor in rows]
-        kg.facts = _facts_of_columns(state["facts"], kb.facts, ids, node_count, conditions)
-        kg.fact_by_id = dict(zip(map(attrgetter("id"), kg.facts), kg.facts))
-        if len(kg.fact_by_id) != len(kg.facts):  # a repeated id (which `kb check` reports) names its first fact
-            kg.fact_by_id = {}
-            for compiled in kg.facts:
-                kg.fact_by_id.setdefault(compiled.id, compiled)
+        conditions = _StoredConditions(state["conditions"], ids)
+        kg.facts = _StoredFacts(state["facts"], kb.facts, ids, node_count, conditions)
+        kg.fact_by_id = _FactsById(state["facts"]["id"], kg.facts)
         orders = {}
         for layer, positions in state["orders"].items():
             nodes = kg.by_layer[layer]
@@ -388,9 +389,15 @@ class KnowledgeGraph:
         if orders.keys() != set(Layer):
             raise ValueError("a layer's stored order is missing")
         kg._layer_orders = orders
-        kg.by_subject = _subject_index_of(state["by_subject"], ids, kg.facts)
+        kg.by_subject = _FactsBySubject(state["by_subject"], ids, kg.facts)
         kg._stored_official_reverse = _reverse_links_of(state["official_reverse"], ids)
-        kg._index_overrides()
+        # Only a fact that runs as another target can be an override: read those alone.
+        kg._index_overrides(map(kg.facts.__getitem__, sorted(at for at, _ in state["facts"]["runs_as"])))
+        conditional = state["conditional"]
+        if len(conditional["layers"]) != len(conditional["subjects"]):
+            raise ValueError("the stored conditional pairs' columns differ in length")
+        _check_positions(conditional["subjects"], len(ids), "a conditional pair's subject")
+        kg._conditional_pairs = frozenset(zip(map(ids.__getitem__, conditional["subjects"]), conditional["layers"]))
         return kg
 
     # -- compiling selectors ------------------------------------------------------
@@ -542,10 +549,11 @@ class KnowledgeGraph:
 
     # -- indices -----------------------------------------------------------------
 
-    def _index_overrides(self) -> None:
-        """Override workarounds by subject (the pairs they may open: see ``positive_pairs``)."""
+    def _index_overrides(self, facts: Iterable[CompiledFact] | None = None) -> None:
+        """Override workarounds by subject (the pairs they may open: see ``positive_pairs``),
+        from the facts given (in file order), or every fact."""
         self.overrides: dict[str, list[CompiledFact]] = {}
-        for cf in self.facts:
+        for cf in self.facts if facts is None else facts:
             if cf.runs_as and cf.status is Status.workaround and cf.target.ids is not None:
                 for s in cf.subjects:
                     self.overrides.setdefault(s, []).append(cf)
@@ -585,6 +593,16 @@ class KnowledgeGraph:
                 else:
                     found.append(cf)
         self.by_subject = by_subject
+
+    @property
+    def conditional_pairs(self) -> frozenset[tuple[str, Layer]]:
+        """(subject, object layer) pairs that a fact with a `when` condition speaks of: their
+        verdicts depend on the path, not on the two nodes alone (see the solver)."""
+        found = self.__dict__.get("_conditional_pairs")
+        if found is None:
+            found = self.__dict__["_conditional_pairs"] = frozenset(
+                (s, cf.target.layer) for cf in self.facts if cf.when for s in cf.subjects)
+        return found
 
     @property
     def by_node(self) -> dict[str, list[CompiledFact]]:
@@ -832,73 +850,222 @@ def _runs(flat: list, ends: list[int]) -> list[list]:
     return [flat[start:end] for start, end in zip([0, *ends[:-1]], ends)]
 
 
-def _facts_of_columns(columns: _FactColumns, facts, ids: list[str], node_count: int,
-                      conditions: list[Condition]) -> list[CompiledFact]:
-    """The compiled facts stored as columns (see ``_FactColumns``); raises on data that does
-    not fit the knowledge base, its id table or its conditions. Each field is made as a whole
-    column, then the facts from the columns side by side (``map``: no Python loop per fact)."""
+def _check_fact_columns(columns: _FactColumns, fact_count: int, ids: list[str], node_count: int,
+                        condition_count: int) -> None:
+    """Raises where the stored fact columns (``_FactColumns``) do not fit the knowledge base's
+    facts, its id table or its conditions: all of it is checked before any fact is made from
+    them, so that a damaged entry is a miss, never an error in the middle of a query."""
     count = len(columns["index"])
     if any(len(columns[name]) != count for name in ("subject_layer", "subject_ends", "target", "when_ends",
                                                      "id", "relation", "status")):
         raise ValueError("the stored fact columns differ in length")
-    _check_positions(columns["index"], len(facts), "a fact")
+    _check_positions(columns["index"], fact_count, "a fact")
     _check_positions(columns["subjects"], len(ids), "a subject")
-    _check_positions(columns["target"], len(conditions), "a target condition")
-    _check_positions(columns["when"], len(conditions), "a when condition")
+    _check_positions(columns["target"], condition_count, "a target condition")
+    _check_positions(columns["when"], condition_count, "a when condition")
+    _runs_ends(columns["when_ends"], len(columns["when"]))
+    subjects, ends = columns["subjects"], columns["subject_ends"]
+    if ends == list(range(1, count + 1)):  # one subject each: the common case, checked at C speed
+        if subjects and max(subjects) >= node_count:
+            raise ValueError("a stored fact's subject is no node")
+    elif not all(any(p < node_count for p in run) for run in _runs(subjects, ends)):
+        raise ValueError("a stored fact has no subject node")
+    for name in ("via", "domain", "runs_as", "caveat"):
+        _check_positions([at for at, _ in columns[name]], count, f"a fact's {name}")
+    _check_positions([condition for _, condition in columns["domain"]], condition_count, "a domain condition")
+    _check_positions(columns["names_unknown"], count, "a fact's names_unknown")
+    _check_positions(columns["exhaustive"], count, "a fact's exhaustive")
 
+
+def _facts_of_columns(columns: _FactColumns, facts, ids: list[str], conditions: Sequence[Condition]
+                      ) -> list[CompiledFact]:
+    """Every compiled fact from columns ``_check_fact_columns`` passed. Each field is made as a
+    whole column, then the facts from the columns side by side (``map``: no Python loop per
+    fact)."""
+    count = len(columns["index"])
     subjects, ends = columns["subjects"], columns["subject_ends"]
     single = list(map(frozenset, zip(ids)))  # most facts have one subject: one set per node, shared
     if ends == list(range(1, count + 1)):
-        if subjects and max(subjects) >= node_count:
-            raise ValueError("a stored fact's subject is no node")
         subject_sets = list(map(single.__getitem__, subjects))
     else:
-        subject_sets = []
-        for run in _runs(subjects, ends):
-            if not any(p < node_count for p in run):
-                raise ValueError("a stored fact has no subject node")
-            subject_sets.append(single[run[0]] if len(run) == 1 else frozenset(map(ids.__getitem__, run)))
-
+        subject_sets = [single[run[0]] if len(run) == 1 else frozenset(map(ids.__getitem__, run))
+                        for run in _runs(subjects, ends)]
     whens = list(map(tuple, _runs(list(map(conditions.__getitem__, columns["when"])), columns["when_ends"])))
-
     via = [{} for _ in range(count)]  # its own (empty) table per fact, as compiling makes them
-    for at, routes in _sparse_pairs(columns["via"], count, "via"):
+    for at, routes in columns["via"]:
         via[at] = routes
     domain: list[Condition | None] = [None] * count
-    for at, condition in _sparse_pairs(columns["domain"], count, "domain"):
-        if not 0 <= condition < len(conditions):
-            raise IndexError("a stored domain condition is outside the conditions")
+    for at, condition in columns["domain"]:
         domain[at] = conditions[condition]
     runs_as, caveat = [None] * count, [None] * count
-    for at, text in _sparse_pairs(columns["runs_as"], count, "runs_as"):
+    for at, text in columns["runs_as"]:
         runs_as[at] = text
-    for at, text in _sparse_pairs(columns["caveat"], count, "caveat"):
+    for at, text in columns["caveat"]:
         caveat[at] = text
     names_known, exhaustive = [True] * count, [False] * count
-    _check_positions(columns["names_unknown"], count, "a fact's names_unknown")
     for at in columns["names_unknown"]:
         names_known[at] = False
-    _check_positions(columns["exhaustive"], count, "a fact's exhaustive")
     for at in columns["exhaustive"]:
         exhaustive[at] = True
     return list(map(CompiledFact, columns["index"], repeat(facts), columns["subject_layer"], subject_sets,
-                    [conditions[t] for t in columns["target"]], whens, via, domain, names_known, columns["id"],
-                    columns["relation"], columns["status"], runs_as, caveat, exhaustive))
+                    list(map(conditions.__getitem__, columns["target"])), whens, via, domain, names_known,
+                    columns["id"], columns["relation"], columns["status"], runs_as, caveat, exhaustive))
 
 
-def _subject_index_of(stored: _SubjectIndex, ids: list[str], facts: list[CompiledFact]) -> dict:
-    """``by_subject`` from its stored form (``_SubjectIndex``); raises on positions outside
-    their tables, runs that do not fit, or a key given twice."""
-    count = len(stored["subjects"])
-    if len(stored["layers"]) != count or len(stored["ends"]) != count:
-        raise ValueError("the stored subject index's columns differ in length")
-    _check_positions(stored["subjects"], len(ids), "a subject index key")
-    _check_positions(stored["facts"], len(facts), "a subject index fact")
-    runs = _runs(list(map(facts.__getitem__, stored["facts"])), stored["ends"])
-    table = dict(zip(zip(map(ids.__getitem__, stored["subjects"]), stored["layers"]), runs))
-    if len(table) != count:
-        raise ValueError("the stored subject index names a key twice")
-    return table
+class _StoredConditions(Sequence):
+    """The conditions of a graph read back from a cache (``_ConditionRow``): each made when
+    first read, then kept (facts share them). Every row is checked when this is made; driver
+    ranges, which parse a version spec, are made then too."""
+
+    __slots__ = ("_rows", "_ids", "_made")
+
+    def __init__(self, rows: list, ids: list[str]):
+        id_lists = [positions for _, positions, _, _ in rows if positions]
+        if id_lists and (min(map(min, id_lists)) < 0 or max(map(max, id_lists)) >= len(ids)):
+            raise IndexError("a stored condition names an id outside the id table")
+        self._rows, self._ids = rows, ids
+        self._made: list[Condition | None] = [
+            None if spec is None and positions is not None else _driver_condition(layer, positions, spec, vendor)
+            for layer, positions, spec, vendor in rows]
+
+    def __len__(self) -> int:
+        return len(self._made)
+
+    def __getitem__(self, at: int) -> Condition:
+        made = self._made[at]
+        if made is None:
+            layer, positions, _, vendor = self._rows[at]
+            made = self._made[at] = Condition.of_ids(layer, frozenset(map(self._ids.__getitem__, positions)), vendor)
+        return made
+
+
+class _StoredFacts(Sequence):
+    """The compiled facts of a graph read back from a cache: fact i is made from the stored
+    columns when first read, then kept (a query reads a few hundred of 10^5); iterating makes
+    every one not yet made, all at once. The columns are checked when this is made."""
+
+    __slots__ = ("_columns", "_facts", "_ids", "_conditions", "_made", "_complete", "_sparse")
+
+    def __init__(self, columns: _FactColumns, facts, ids: list[str], node_count: int,
+                 conditions: _StoredConditions):
+        _check_fact_columns(columns, len(facts), ids, node_count, len(conditions))
+        self._columns, self._facts, self._ids, self._conditions = columns, facts, ids, conditions
+        self._made: list[CompiledFact | None] = [None] * len(columns["index"])
+        self._complete = False
+        self._sparse = None  # the fields most facts leave empty, by fact position (made when first needed)
+
+    def __len__(self) -> int:
+        return len(self._made)
+
+    def __getitem__(self, at):
+        if isinstance(at, slice):
+            return [self[i] for i in range(*at.indices(len(self._made)))]
+        made = self._made[at]  # IndexError past the end, as a list
+        if made is None:
+            if at < 0:
+                at += len(self._made)
+            made = self._made[at] = self._make(at)
+        return made
+
+    def __iter__(self):
+        if not self._complete:
+            every = _facts_of_columns(self._columns, self._facts, self._ids, self._conditions)
+            for at, made in enumerate(self._made):
+                if made is not None:
+                    every[at] = made  # one object per fact, whichever way it was first read
+            self._made, self._complete = every, True
+        return iter(self._made)
+
+    def _make(self, at: int) -> CompiledFact:
+        c, ids, conditions = self._columns, self._ids, self._conditions
+        if self._sparse is None:
+            self._sparse = (dict(c["via"]), dict(c["domain"]), dict(c["runs_as"]), dict(c["caveat"]),
+                            frozenset(c["names_unknown"]), frozenset(c["exhaustive"]))
+        via, domain, runs_as, caveat, names_unknown, exhaustive = self._sparse
+        ends, when_ends = c["subject_ends"], c["when_ends"]
+        subjects = c["subjects"][ends[at - 1] if at else 0:ends[at]]
+        when = c["when"][when_ends[at - 1] if at else 0:when_ends[at]]
+        return CompiledFact(c["index"][at], self._facts, c["subject_layer"][at],
+                            frozenset(map(ids.__getitem__, subjects)), conditions[c["target"][at]],
+                            tuple(map(conditions.__getitem__, when)), via[at] if at in via else {},
+                            conditions[domain[at]] if at in domain else None, at not in names_unknown,
+                            c["id"][at], c["relation"][at], c["status"][at], runs_as.get(at), caveat.get(at),
+                            at in exhaustive)
+
+
+class _FactsBySubject(Mapping):
+    """``by_subject`` read back from a cache (``_SubjectIndex``): a key's list of facts is made
+    when first asked for. Checked when made: positions inside their tables, runs that fit, no
+    key given twice."""
+
+    __slots__ = ("_runs", "_positions", "_facts", "_made")
+
+    def __init__(self, stored: _SubjectIndex, ids: list[str], facts: _StoredFacts):
+        count = len(stored["subjects"])
+        if len(stored["layers"]) != count or len(stored["ends"]) != count:
+            raise ValueError("the stored subject index's columns differ in length")
+        _check_positions(stored["subjects"], len(ids), "a subject index key")
+        _check_positions(stored["facts"], len(facts), "a subject index fact")
+        ends = _runs_ends(stored["ends"], len(stored["facts"]))
+        keys = zip(map(ids.__getitem__, stored["subjects"]), stored["layers"])
+        self._runs = dict(zip(keys, zip([0, *ends[:-1]], ends)))
+        if len(self._runs) != count:
+            raise ValueError("the stored subject index names a key twice")
+        self._positions, self._facts = stored["facts"], facts
+        self._made: dict[tuple[str, Layer], list[CompiledFact]] = {}
+
+    def get(self, key, default=None):
+        made = self._made.get(key)
+        if made is None:
+            run = self._runs.get(key)
+            if run is None:
+                return default
+            made = self._made[key] = list(map(self._facts.__getitem__, self._positions[run[0]:run[1]]))
+        return made
+
+    def __getitem__(self, key) -> list[CompiledFact]:
+        made = self.get(key)
+        if made is None:
+            raise KeyError(key)
+        return made
+
+    def __contains__(self, key) -> bool:
+        return key in self._runs
+
+    def __iter__(self):
+        return iter(self._runs)
+
+    def __len__(self) -> int:
+        return len(self._runs)
+
+
+class _FactsById(Mapping):
+    """``fact_by_id`` of a graph read back from a cache: the table of ids is made when first
+    used (a find asks for none); a repeated id (which `kb check` reports) names its first fact."""
+
+    __slots__ = ("_ids", "_facts", "_table")
+
+    def __init__(self, ids: list[str], facts: _StoredFacts):
+        self._ids, self._facts, self._table = ids, facts, None
+
+    def _positions(self) -> dict[str, int]:
+        if self._table is None:
+            table = dict(zip(self._ids, range(len(self._ids))))
+            if len(table) != len(self._ids):
+                table = {}
+                for at, fid in enumerate(self._ids):
+                    table.setdefault(fid, at)
+            self._table = table
+        return self._table
+
+    def __getitem__(self, fid: str) -> CompiledFact:
+        return self._facts[self._positions()[fid]]
+
+    def __iter__(self):
+        return iter(self._positions())
+
+    def __len__(self) -> int:
+        return len(self._positions())
 
 
 def _reverse_links_of(stored: _ReverseLinks, ids: list[str]) -> dict[tuple[Layer, Layer], "StoredLinks"]:
@@ -929,12 +1096,6 @@ def _runs_ends(ends: list[int], length: int) -> list[int]:
     if (ends[-1] if ends else 0) != length or not all(map(le, [0, *ends[:-1]], ends)):
         raise ValueError("stored runs do not fit their list")
     return ends
-
-
-def _sparse_pairs(pairs: list[tuple[int, T]], count: int, name: str) -> list[tuple[int, T]]:
-    """A field most facts leave empty, as (fact position, value) pairs, each position checked."""
-    _check_positions([at for at, _ in pairs], count, f"a fact's {name}")
-    return pairs
 
 
 def _link(table: dict, a: Layer, b: Layer, subjects: Iterable[str], objects: Iterable[str]) -> None:

@@ -184,7 +184,7 @@ class Solver:
     def __init__(self, kg: KnowledgeGraph):
         self.kg = kg
         # Verdicts of pairs whose facts carry no `when` depend on the two nodes alone.
-        self._conditional = {(s, cf.target.layer) for cf in kg.facts if cf.when for s in cf.subjects}
+        self._conditional = set(kg.conditional_pairs)
         # An override's verdict on a GPU depends on the path too (its OS condition).
         self._conditional |= {(s, layer) for s in kg.overrides for layer in (Layer.arch, Layer.gpu)}
         self._edge_memo: dict[tuple, Edge | None] = {}
