@@ -17,6 +17,7 @@ from typing import Callable, Iterable, Optional, TypedDict, Union
 
 from gpulane.graph.compat import build_target_kind, is_generic_target, runs_on
 from gpulane.graph.names import NameIndex, NameKeyTables
+from gpulane.made_on_use import MadeOnUse
 from gpulane.model import KnowledgeBase, Origin
 from gpulane.model import (ALWAYS_EXHAUSTIVE, OFFICIAL_POSITIVE, Fact, Layer, Node, Relation, Selector,
                            Source, Status)
@@ -912,60 +913,42 @@ def _facts_of_columns(columns: _FactColumns, facts, ids: list[str], conditions: 
                     columns["id"], columns["relation"], columns["status"], runs_as, caveat, exhaustive))
 
 
-class _StoredConditions(Sequence):
+class _StoredConditions(MadeOnUse):
     """The conditions of a graph read back from a cache (``_ConditionRow``): each made when
     first read, then kept (facts share them). Every row is checked when this is made; driver
     ranges, which parse a version spec, are made then too."""
 
-    __slots__ = ("_rows", "_ids", "_made")
+    __slots__ = ("_rows", "_ids")
 
     def __init__(self, rows: list, ids: list[str]):
         id_lists = [positions for _, positions, _, _ in rows if positions]
         if id_lists and (min(map(min, id_lists)) < 0 or max(map(max, id_lists)) >= len(ids)):
             raise IndexError("a stored condition names an id outside the id table")
+        super().__init__(len(rows))
         self._rows, self._ids = rows, ids
-        self._made: list[Condition | None] = [
+        self._made = [
             None if spec is None and positions is not None else _driver_condition(layer, positions, spec, vendor)
             for layer, positions, spec, vendor in rows]
 
-    def __len__(self) -> int:
-        return len(self._made)
-
-    def __getitem__(self, at: int) -> Condition:
-        made = self._made[at]
-        if made is None:
-            layer, positions, _, vendor = self._rows[at]
-            made = self._made[at] = Condition.of_ids(layer, frozenset(map(self._ids.__getitem__, positions)), vendor)
-        return made
+    def _make(self, at: int) -> Condition:
+        layer, positions, _, vendor = self._rows[at]
+        return Condition.of_ids(layer, frozenset(map(self._ids.__getitem__, positions)), vendor)
 
 
-class _StoredFacts(Sequence):
+class _StoredFacts(MadeOnUse):
     """The compiled facts of a graph read back from a cache: fact i is made from the stored
     columns when first read, then kept (a query reads a few hundred of 10^5); iterating makes
     every one not yet made, all at once. The columns are checked when this is made."""
 
-    __slots__ = ("_columns", "_facts", "_ids", "_conditions", "_made", "_complete", "_sparse")
+    __slots__ = ("_columns", "_facts", "_ids", "_conditions", "_complete", "_sparse")
 
     def __init__(self, columns: _FactColumns, facts, ids: list[str], node_count: int,
                  conditions: _StoredConditions):
         _check_fact_columns(columns, len(facts), ids, node_count, len(conditions))
+        super().__init__(len(columns["index"]))
         self._columns, self._facts, self._ids, self._conditions = columns, facts, ids, conditions
-        self._made: list[CompiledFact | None] = [None] * len(columns["index"])
         self._complete = False
         self._sparse = None  # the fields most facts leave empty, by fact position (made when first needed)
-
-    def __len__(self) -> int:
-        return len(self._made)
-
-    def __getitem__(self, at):
-        if isinstance(at, slice):
-            return [self[i] for i in range(*at.indices(len(self._made)))]
-        made = self._made[at]  # IndexError past the end, as a list
-        if made is None:
-            if at < 0:
-                at += len(self._made)
-            made = self._made[at] = self._make(at)
-        return made
 
     def __iter__(self):
         if not self._complete:
@@ -1096,19 +1079,6 @@ def _runs_ends(ends: list[int], length: int) -> list[int]:
     if (ends[-1] if ends else 0) != length or not all(map(le, [0, *ends[:-1]], ends)):
         raise ValueError("stored runs do not fit their list")
     return ends
-
-
-def _link(table: dict, a: Layer, b: Layer, subjects: Iterable[str], objects: Iterable[str]) -> None:
-    """Record positive pairs subject → object in both directions."""
-    fwd = table.setdefault((a, b), {})
-    back = table.setdefault((b, a), {})
-    # Compiled facts hold frozensets already; a new set is made only for a first entry (this
-    # runs some 5,000 times per query on the shipped knowledge base).
-    if not isinstance(objects, (set, frozenset)):
-        objects = set(objects)
-    if not isinstance(subjects, (set, frozenset)):
-        subjects = set(subjects)
-    _link_both_ways(fwd, back, subjects, objects)
 
 
 def _add_links(side: Links, node: str, objects: Iterable[str]) -> None:

@@ -41,6 +41,8 @@ from typing import Any, Callable, Literal, Union
 from pydantic import BaseModel
 from pydantic_core import SchemaValidator, core_schema as cs
 
+from gpulane.made_on_use import MadeOnUse
+
 __all__ = ["CheckedOnUse", "LazyModels", "build", "builder", "validator"]
 
 _NONE = type(None)
@@ -198,32 +200,7 @@ def build(model: type[BaseModel], items: list[dict]) -> list:
     return [make(x) for x in items]
 
 
-class _MadeOnUse(Sequence):
-    """A sequence whose item i is made by ``_make(i)`` when first read, then kept."""
-
-    __slots__ = ("_made",)
-
-    def __init__(self, length: int):
-        self._made: list = [None] * length
-
-    def _make(self, index: int):
-        raise NotImplementedError
-
-    def __len__(self) -> int:
-        return len(self._made)
-
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self._made)))]
-        item = self._made[index]  # IndexError past the end, as a list
-        if item is None:
-            if index < 0:
-                index += len(self._made)
-            item = self._made[index] = self._make(index)
-        return item
-
-
-class CheckedOnUse(_MadeOnUse):
+class CheckedOnUse(MadeOnUse):
     """Items stored as JSON texts one after another (``ends[i]`` is where item i ends in
     ``blob``), each type-checked by ``check`` (a ``validator``) when first read.
 
@@ -252,7 +229,7 @@ class CheckedOnUse(_MadeOnUse):
             raise self._damaged(index, exc) from None
 
 
-class LazyModels(_MadeOnUse):
+class LazyModels(MadeOnUse):
     """A list of models made on first use from dictionaries ``validator`` checked.
 
     A query looks at few facts as models: the compiled facts carry what the solver reads of

@@ -283,9 +283,6 @@ class _Branch:
         keep = [subject] + ([selects] if selects else []) + [u for u in used if u not in (subject, selects)] + list(project)
         return f"{{ SELECT DISTINCT {' '.join(keep)} (1 AS {tag}) WHERE {{ {body} }} }}", tag
 
-    def _status_in(self, statuses: list[str]) -> str:
-        return "{f} gl:status ?st_{f_} . FILTER(?st_{f_} IN (" + ", ".join("gl:" + s for s in statuses) + "))"
-
     def _allowed(self) -> str:
         return "{f} gl:status ?s{f_} . FILTER(?s{f_} IN (" + ", ".join("gl:" + s for s in self.allow) + "))"
 
