@@ -69,9 +69,11 @@ def _compile(kb: KnowledgeBase, strict: bool = True) -> KnowledgeGraph:
 
 
 def _load_files(files: list[Path]) -> KnowledgeBase:
-    from gpulane.loaders.kbfiles import load_files  # the YAML reader: imported on a cache miss only
+    # A cache miss: the shipped files are read from their read-ahead forms where those stand in
+    # for them (gpulane.loaders.forms), any other file from its YAML.
+    from gpulane.loaders.forms import load_read_ahead
 
-    return load_files(files)
+    return load_read_ahead(files)
 
 
 def _code_stamp() -> str:

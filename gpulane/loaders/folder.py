@@ -8,7 +8,7 @@ command answered from the cache never imports PyYAML. kbfiles re-exports all of 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Optional
 
@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from gpulane.errors import FileProblem, KBLoadError
 from gpulane.model import Fact, KnowledgeBase, Node, Origin, Source, Step
 
-__all__ = ["MAX_FILE_BYTES", "StoredKB", "default_data_dir", "display_path", "kb_files"]
+__all__ = ["MAX_FILE_BYTES", "StoredKB", "assemble", "default_data_dir", "display_path", "kb_files"]
 
 # The largest shipped file is ~250 KB and loads in well under a second; YAML loads at a few
 # hundred KB a second, so this cap keeps any one file to seconds (16 MB took a minute and 1.4 GB).
@@ -53,6 +53,39 @@ def display_path(path: Path) -> str:
         return os.path.relpath(path)
     except ValueError:
         return str(path)
+
+
+# How one file is read: (its content, the line of each item per kind, the problems found). The
+# content is anything with the four item lists (a KBFile); it is used only when there are no problems.
+FileReader = Callable[[Path, str], tuple[object, Mapping[str, Sequence[int]], list[FileProblem]]]
+
+
+def assemble(paths: Iterable[Path], read: FileReader, shown_as: dict[Path, str] | None = None) -> KnowledgeBase:
+    """The files' items in one KnowledgeBase, each with where it was written, or KBLoadError.
+
+    ``read`` reads one file (the YAML reader, or one that first looks for the file's read-ahead
+    form). Every file is read and every problem collected before failing, so one run reports
+    them all; on any problem nothing is returned. ``shown_as`` names files that are read from
+    elsewhere (an import's staged files) by the name they will have.
+    """
+    kb = KnowledgeBase()
+    problems: list[FileProblem] = []
+    for path in paths:
+        shown = display_path(Path((shown_as or {}).get(path, path)))
+        content, lines, file_problems = read(path, shown)
+        problems.extend(file_problems)
+        if file_problems:
+            continue
+        kb.files.append(shown)
+        for kind in _KIND_WORD:
+            target = getattr(kb, kind)
+            item_lines = lines.get(kind, ())
+            for i, item in enumerate(getattr(content, kind)):
+                kb.origins[(kind, len(target))] = Origin(shown, item_lines[i] if i < len(item_lines) else 0)
+                target.append(item)
+    if problems:
+        raise KBLoadError(problems)
+    return kb
 
 
 class StoredKB(BaseModel):

@@ -21,13 +21,13 @@ import yaml
 from pydantic import ValidationError
 
 from gpulane.errors import FileProblem, KBLoadError
-from gpulane.loaders.folder import (MAX_FILE_BYTES, StoredKB, _KIND_WORD, default_data_dir,  # noqa: F401 (re-exported)
+from gpulane.loaders.folder import (MAX_FILE_BYTES, StoredKB, _KIND_WORD, assemble, default_data_dir,  # noqa: F401
                                     display_path, kb_files)
 from gpulane.loaders.safeio import UnreadableFile, read_regular_file
 from gpulane.model import Fact, KBFile, KnowledgeBase, Node, Origin, Source, Step  # noqa: F401 (re-exported)
 from gpulane.textsafe import has_control
 
-__all__ = ["KnowledgeBase", "Origin", "load_files", "read_kb_file", "default_data_dir", "kb_files",
+__all__ = ["KnowledgeBase", "Origin", "item_lines", "load_files", "read_kb_file", "default_data_dir", "kb_files",
            "StoredKB", "MAX_FILE_BYTES", "MAX_YAML_DEPTH"]
 
 # Knowledge-base YAML is a few levels deep; 500 levels made the loader overflow the stack.
@@ -327,6 +327,16 @@ def _first_control(raw: Any) -> tuple[int | None, str] | None:
     return None
 
 
+def item_lines(raw: Any) -> dict[str, list[int]]:
+    """The line each item of a file's raw data starts on, per kind (0 where unknown)."""
+    return {kind: [getattr(item, "line", 0) for item in (raw.get(kind) or [])] for kind in _KIND_WORD}
+
+
+def _read_with_lines(path: Path, shown: str) -> tuple[KBFile, dict[str, list[int]], list[FileProblem]]:
+    model, raw, problems = read_kb_file(path, shown)
+    return model, ({} if problems else item_lines(raw)), problems
+
+
 def load_files(paths: Iterable[Path], shown_as: dict[Path, str] | None = None) -> KnowledgeBase:
     """Load knowledge-base files into one KnowledgeBase, or raise KBLoadError.
 
@@ -334,23 +344,4 @@ def load_files(paths: Iterable[Path], shown_as: dict[Path, str] | None = None) -
     reports them all; on any problem nothing is returned. ``shown_as`` names files
     that are read from elsewhere (an import's staged files) by the name they will have.
     """
-    kb = KnowledgeBase()
-    problems: list[FileProblem] = []
-    for path in paths:
-        shown = display_path(Path((shown_as or {}).get(path, path)))
-        model, raw, file_problems = read_kb_file(path, shown)
-        problems.extend(file_problems)
-        if file_problems:
-            continue
-        kb.files.append(shown)
-        for kind in ("sources", "nodes", "facts", "steps"):
-            items = getattr(model, kind)
-            raw_items = raw.get(kind) or []
-            target = getattr(kb, kind)
-            for i, item in enumerate(items):
-                line = getattr(raw_items[i], "line", 0) if i < len(raw_items) else 0
-                kb.origins[(kind, len(target))] = Origin(shown, line)
-                target.append(item)
-    if problems:
-        raise KBLoadError(problems)
-    return kb
+    return assemble(paths, _read_with_lines, shown_as)
