@@ -199,3 +199,11 @@ def test_a_data_folder_cannot_bring_its_own_forms(tmp_path, monkeypatch):
 def test_the_command_checks_and_remakes_the_shipped_forms():
     assert forms.main(["--check"]) == 0
     assert forms.main(["--bogus"]) == 2
+
+
+def test_no_form_is_used_where_the_reader_code_cannot_be_read(folder, monkeypatch):
+    data, where = folder
+    monkeypatch.setattr(forms, "reader_stamp", lambda: None)
+    read = _yaml_reads(monkeypatch)
+    load_read_ahead(kb_files(data), where)
+    assert sorted(read) == ["install-apps.yaml", "ollama.yaml", "rocm-os.yaml", "vllm.yaml"]

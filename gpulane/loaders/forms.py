@@ -42,10 +42,10 @@ from gpulane.model import Fact, KnowledgeBase, Node, Source, Step
 
 __all__ = ["FORM_VERSION", "forms_dir", "load_read_ahead", "reader_stamp", "stale_forms", "write_forms"]
 
-# Bumped when the form's own layout changes.
+# Bumped when the form's own layout changes (a form of another layout is not read: its YAML is).
 FORM_VERSION = 1
 # The modules (relative to the package) whose code decides what a YAML file reads as.
-_READER_MODULES = ("model.py", "textsafe.py", "loaders/kbfiles.py", "loaders/forms.py")
+_READER_MODULES = ("model.py", "textsafe.py", "loaders/kbfiles.py")
 # A form is a little larger than its YAML file.
 _MAX_FORM_BYTES = 3 * MAX_FILE_BYTES
 
@@ -56,12 +56,17 @@ def forms_dir() -> Path:
 
 
 @cache
-def reader_stamp() -> str:
-    """A hash of the form layout and of the code that reads YAML into models."""
+def reader_stamp() -> str | None:
+    """A hash of the form layout and of the code that reads YAML into models (None where that
+    code cannot be read as files, as from a zip: then no form is used)."""
     package = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256(f"gpulane-form-{FORM_VERSION}".encode())
     for name in _READER_MODULES:
-        digest.update(b"\0" + name.encode() + b"\0" + (package / name).read_bytes())
+        try:
+            code = (package / name).read_bytes()
+        except OSError:
+            return None
+        digest.update(b"\0" + name.encode() + b"\0" + code)
     return digest.hexdigest()
 
 
@@ -107,7 +112,7 @@ def _read_body(text: bytes) -> _FormBody:
 
 def _form_for(path: Path, where: Path) -> _FormBody | None:
     """The form that stands in for this file's YAML as it is now, or None."""
-    if path.suffix != ".yaml":
+    if path.suffix != ".yaml" or reader_stamp() is None:
         return None
     try:
         yaml_bytes = read_regular_file(path, MAX_FILE_BYTES)
