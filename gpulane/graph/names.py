@@ -43,9 +43,12 @@ _PLATFORM_WORDS = {"linux": "linux", "windows": "windows", "win": "windows"}
 _CODENAMES = {"noble": "ubuntu 24.04", "jammy": "ubuntu 22.04", "focal": "ubuntu 20.04", "trixie": "debian 13", "bookworm": "debian 12"}
 
 
+_DROPPED = re.compile(r"[\s\-_'\"()]+")  # compiled once: names are normalised tens of thousands of times
+
+
 def normalise(text: str) -> str:
     """Lower-case and drop spaces, dashes, underscores and quotes; keep '.' and '+'."""
-    return re.sub(r"[\s\-_'\"()]+", "", text.lower())
+    return _DROPPED.sub("", text.lower())
 
 
 _FAMILY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz .-_")
@@ -125,9 +128,38 @@ _VERSION_WORD = re.compile(r"[vb]?(\d[\w.*+]*)")
 
 
 def _series_key(name: str, version: str) -> str | None:
-    """A versioned name without its version: "Ollama 0.12.4 (ROCm)" → "ollamarocm"."""
-    stripped, count = re.subn(rf"(?<![\w.])[vb]?{re.escape(version)}(?![\w.])", " ", name)
-    return normalise(stripped) if count else None
+    """A versioned name without its (non-empty) version: "Ollama 0.12.4 (ROCm)" → "ollamarocm".
+
+    The version is taken out where it stands as a word of its own, optionally written v0.12.4 or
+    b5000: what ``re.subn(r"(?<![\\w.])[vb]?VERSION(?![\\w.])", " ", name)`` replaces, found with
+    ``str.find`` instead. (Each version is another pattern: compiling one per app release was a
+    fifth of a cold start's compile, and more than the regular expression cache holds.)"""
+    pieces, kept, at, size = [], 0, 0, len(version)
+    while (found := name.find(version, at)) >= 0:
+        end = found + size
+        if end < len(name) and _word_or_dot(name[end]):
+            at = found + 1
+            continue
+        if found and name[found - 1] in "vb" and found - 1 >= kept \
+                and not (found > 1 and _word_or_dot(name[found - 2])):
+            start = found - 1  # the match takes the v or b before the version
+        elif found and _word_or_dot(name[found - 1]):
+            at = found + 1
+            continue
+        else:
+            start = found
+        pieces.append(name[kept:start])
+        kept = at = end
+    if not pieces:
+        return None
+    pieces.append(name[kept:])
+    return normalise(" ".join(pieces))
+
+
+def _word_or_dot(ch: str) -> bool:
+    """Whether a character is one a regular expression's ``[\\w.]`` matches (\\w as Python's
+    ``re`` reads a str pattern: a letter or digit of any script, or '_')."""
+    return ch.isalnum() or ch == "_" or ch == "."
 
 
 def _brandless_keys(name: str) -> list[str]:
