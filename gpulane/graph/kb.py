@@ -21,7 +21,7 @@ from gpulane.made_on_use import MadeOnUse
 from gpulane.model import KnowledgeBase, Origin
 from gpulane.model import (ALWAYS_EXHAUSTIVE, OFFICIAL_POSITIVE, Fact, Layer, Node, Relation, Selector,
                            Source, Status)
-from gpulane.versions import VersionRange, parse_version, spec_matches
+from gpulane.versions import VersionRange, parse_version, spec_matcher
 
 __all__ = ["KnowledgeGraph", "CompiledFact", "CompiledState", "Condition", "selector_key"]
 
@@ -139,6 +139,29 @@ def selector_key(sel: Selector) -> tuple:
     return (sel.layer.value if sel.layer else None, None if sel.ids is None else tuple(sel.ids), sel.vendor,
             sel.family, sel.version, sel.platform.value if sel.platform else None, sel.compute_capability,
             sel.segment, sel.backend, sel.glibc)
+
+
+def _matching(nodes: list[Node], sel: Selector) -> list[str]:
+    """The ids of the nodes an attribute selector picks, of ``nodes`` (its layer's, and where it
+    names a family that family's: ``KnowledgeGraph._family_index``), in the order given.
+
+    Each attribute the selector names is a pass over the nodes still left, so that the selector
+    is read once per attribute, not once per node (compiling expands hundreds of selectors over
+    thousands of nodes). A node without the attribute a spec is on is never picked: an OS whose
+    glibc the knowledge base does not hold is never selected by a glibc spec."""
+    vendor = sel.vendor
+    if vendor and vendor != "any":  # "any": every node
+        nodes = [n for n in nodes if n.vendor == vendor]
+    for attr in ("platform", "segment", "backend"):
+        wanted = getattr(sel, attr)
+        if wanted:
+            nodes = [n for n in nodes if getattr(n, attr) == wanted]
+    for attr in ("version", "compute_capability", "glibc"):
+        spec = getattr(sel, attr)
+        if spec:
+            matches = spec_matcher(spec)
+            nodes = [n for n in nodes if (value := getattr(n, attr)) and matches(value)]
+    return [n.id for n in nodes]
 
 
 # What ``KnowledgeGraph.compiled_state`` writes, with the types ``from_compiled`` reads it back
@@ -441,11 +464,12 @@ class KnowledgeGraph:
         assert layer is not None
         if layer is Layer.driver and sel.version:
             return Condition(layer, drivers=VersionRange.from_spec(sel.version), vendor=sel.vendor, spec=sel.version)
-        candidates = self.by_layer[layer]
         if sel.family:  # most selectors name a family: only that family's nodes are matched
             candidates = self._family_index().get((layer, sel.family.lower()), ())
-        picked = [nid for nid in candidates if self._matches(self.nodes[nid], sel)]
-        return Condition(layer, ids=frozenset(picked))
+        else:
+            candidates = self.by_layer[layer]
+        nodes = self.nodes
+        return Condition(layer, ids=frozenset(_matching([nodes[nid] for nid in candidates], sel)))
 
     def _family_index(self) -> dict[tuple[Layer, str], list[str]]:
         """(layer, lower-case family) → node ids, made on first use."""
@@ -457,27 +481,6 @@ class KnowledgeGraph:
                     index.setdefault((layer, (self.nodes[nid].family or "").lower()), []).append(nid)
             self.__dict__["_by_family"] = index
         return index
-
-    @staticmethod
-    def _matches(node: Node, sel: Selector) -> bool:
-        if sel.vendor and sel.vendor != "any" and node.vendor != sel.vendor:  # "any": every node
-            return False
-        if sel.family and (node.family or "").lower() != sel.family.lower():
-            return False
-        if sel.platform and node.platform != sel.platform:
-            return False
-        if sel.segment and node.segment != sel.segment:
-            return False
-        if sel.backend and node.backend != sel.backend:
-            return False
-        if sel.version and not (node.version and spec_matches(node.version, sel.version)):
-            return False
-        if sel.compute_capability and not (
-                node.compute_capability and spec_matches(node.compute_capability, sel.compute_capability)):
-            return False
-        if sel.glibc and not (node.glibc and spec_matches(node.glibc, sel.glibc)):
-            return False  # an OS whose glibc the knowledge base does not hold is never selected by it
-        return True
 
     def subjects_of(self, fact: Fact) -> list[str]:
         """The subject node ids of a fact: its ids, or the nodes its subject selector picks
