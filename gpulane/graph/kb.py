@@ -282,73 +282,98 @@ class KnowledgeGraph:
         routes, what the solver reads of each fact (id, relation, status, runs_as, caveat,
         exhaustive) and the name index. ``from_compiled`` rebuilds the same graph from it and the
         same knowledge base without matching a selector again or reading a fact model."""
+        # (Written for speed: a cold start writes this once per knowledge base. Enum values are
+        # read as ``_value_``, the member's own attribute, for ``value``'s descriptor call.)
         ids = list(self.nodes)
         position = {nid: i for i, nid in enumerate(ids)}
+        at_position = position.__getitem__
 
         def positions(names: Iterable[str]) -> list[int]:
-            out = []
-            for name in sorted(names):
-                if name not in position:
-                    position[name] = len(ids)
-                    ids.append(name)
-                out.append(position[name])
-            return out
+            ordered = sorted(names)
+            try:
+                return list(map(at_position, ordered))
+            except KeyError:  # an id that is no node: numbered after the nodes, as first met
+                for name in ordered:
+                    if name not in position:
+                        position[name] = len(ids)
+                        ids.append(name)
+                return list(map(at_position, ordered))
 
         conditions: list[list] = []
         numbered: dict[int, int] = {}
 
-        def cond(c: Condition | None) -> int | None:
-            if c is None:
-                return None
-            if id(c) not in numbered:  # shared conditions (one per selector) are written once
-                numbered[id(c)] = len(conditions)
+        def cond(c: Condition) -> int:
+            at = numbered.get(id(c))
+            if at is None:  # shared conditions (one per selector) are written once
+                at = numbered[id(c)] = len(conditions)
                 # A driver range is stored as the spec it was read from.
-                conditions.append([c.layer.value, None if c.ids is None else positions(c.ids), c.spec, c.vendor])
-            return numbered[id(c)]
+                conditions.append([c.layer._value_, None if c.ids is None else positions(c.ids), c.spec, c.vendor])
+            return at
 
-        columns: dict[str, list] = {name: [] for name in _FactColumns.__annotations__}
+        facts = list(self.facts)
+        # Subjects and conditions in one pass, fact by fact: ids that are no node, and conditions,
+        # are numbered in the order this meets them.
+        subjects: list[int] = []
+        subject_ends: list[int] = []
+        targets: list[int] = []
+        whens: list[int] = []
+        when_ends: list[int] = []
+        domains: list[list[int]] = []
         subject_end = when_end = 0
-        for at, cf in enumerate(self.facts):
-            columns["index"].append(cf.index)
-            columns["subject_layer"].append(cf.subject_layer.value)
-            columns["subjects"] += positions(cf.subjects)
-            subject_end += len(cf.subjects)
-            columns["subject_ends"].append(subject_end)
-            columns["target"].append(cond(cf.target))
-            columns["when"] += [cond(w) for w in cf.when]
-            when_end += len(cf.when)
-            columns["when_ends"].append(when_end)
-            if cf.via:
-                columns["via"].append([at, {arch: list(route) for arch, route in cf.via.items()}])
+        for at, cf in enumerate(facts):
+            names = cf.subjects
+            if len(names) == 1:
+                (name,) = names
+                subjects.append(position[name] if name in position else positions(names)[0])
+            else:
+                subjects += positions(names)
+            subject_end += len(names)
+            subject_ends.append(subject_end)
+            targets.append(cond(cf.target))
+            if cf.when:
+                whens += [cond(w) for w in cf.when]
+                when_end += len(cf.when)
+            when_ends.append(when_end)
             if cf.domain is not None:
-                columns["domain"].append([at, cond(cf.domain)])
-            if not cf.names_known:
-                columns["names_unknown"].append(at)
-            columns["id"].append(cf.id)
-            columns["relation"].append(cf.relation.value)
-            columns["status"].append(cf.status.value)
-            if cf.runs_as is not None:
-                columns["runs_as"].append([at, cf.runs_as])
-            if cf.caveat is not None:
-                columns["caveat"].append([at, cf.caveat])
-            if cf.exhaustive:
-                columns["exhaustive"].append(at)
-        at_fact = {id(cf): at for at, cf in enumerate(self.facts)}
+                domains.append([at, cond(cf.domain)])
+        # In the order of _FactColumns.
+        columns = {
+            "index": [cf.index for cf in facts],
+            "subject_layer": [cf.subject_layer._value_ for cf in facts],
+            "subjects": subjects,
+            "subject_ends": subject_ends,
+            "target": targets,
+            "when": whens,
+            "when_ends": when_ends,
+            "via": [[at, {arch: list(route) for arch, route in cf.via.items()}]
+                    for at, cf in enumerate(facts) if cf.via],
+            "domain": domains,
+            "names_unknown": [at for at, cf in enumerate(facts) if not cf.names_known],
+            "id": [cf.id for cf in facts],
+            "relation": [cf.relation._value_ for cf in facts],
+            "status": [cf.status._value_ for cf in facts],
+            "runs_as": [[at, cf.runs_as] for at, cf in enumerate(facts) if cf.runs_as is not None],
+            "caveat": [[at, cf.caveat] for at, cf in enumerate(facts) if cf.caveat is not None],
+            "exhaustive": [at for at, cf in enumerate(facts) if cf.exhaustive],
+        }
+        at_fact = {id(cf): at for at, cf in enumerate(facts)}.__getitem__
         by_subject: dict[str, list] = {"subjects": [], "layers": [], "ends": [], "facts": []}
-        for (subject, layer), facts in self.by_subject.items():
-            by_subject["subjects"] += positions((subject,))
-            by_subject["layers"].append(layer.value)
-            by_subject["facts"] += [at_fact[id(cf)] for cf in facts]
-            by_subject["ends"].append(len(by_subject["facts"]))
+        key_subjects, key_facts, key_ends = by_subject["subjects"], by_subject["facts"], by_subject["ends"]
+        for (subject, layer), of_key in self.by_subject.items():
+            key_subjects.append(position[subject] if subject in position else positions((subject,))[0])
+            key_facts += map(at_fact, map(id, of_key))
+            key_ends.append(len(key_facts))
+        by_subject["layers"] = [layer._value_ for _, layer in self.by_subject]
         conditional = sorted(self.conditional_pairs)  # subjects of facts: each has its position already
         reverse: dict[str, list] = {"pairs": [], "objects": [], "object_ends": [], "subjects": [], "subject_ends": []}
+        objects, linked, linked_ends = reverse["objects"], reverse["subjects"], reverse["subject_ends"]
         for (a, b), back in self._reverse_links(OFFICIAL_POSITIVE).items():
-            reverse["pairs"].append([a.value, b.value])
-            for obj, subjects in back.items():
-                reverse["objects"] += positions((obj,))
-                reverse["subjects"] += positions(subjects)
-                reverse["subject_ends"].append(len(reverse["subjects"]))
-            reverse["object_ends"].append(len(reverse["objects"]))
+            reverse["pairs"].append([a._value_, b._value_])
+            for obj, of_obj in back.items():
+                objects.append(position[obj] if obj in position else positions((obj,))[0])
+                linked += positions(of_obj)
+                linked_ends.append(len(linked))
+            reverse["object_ends"].append(len(objects))
         return {
             "extra_ids": ids[len(self.nodes):],
             "conditions": conditions,
