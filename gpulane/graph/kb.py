@@ -550,7 +550,22 @@ class KnowledgeGraph:
         return {k: frozenset(v) for k, v in members.items()}
 
     def _expand_build_targets(self, targets: list[str], via: dict[str, tuple[str, str]]) -> Condition:
-        """Build-list ids, with NVIDIA binary and PTX compatibility and LLVM generic targets applied."""
+        """Build-list ids, with NVIDIA binary and PTX compatibility and LLVM generic targets
+        applied; ``via`` (empty) is filled with each arch's build target and why."""
+        # Build lists repeat whole (one per release of a wheel): each list is expanded once, and
+        # a repeat gets the same ids and routes (a condition and a route table of its own).
+        memo = self.__dict__.setdefault("_build_lists", {})
+        key = tuple(targets)
+        made = memo.get(key)
+        if made is None:
+            routes: dict[str, tuple[str, str]] = {}
+            made = memo[key] = (self._build_target_ids(targets, routes), routes)
+        ids, routes = made
+        via.update(routes)
+        return Condition(Layer.arch, ids=ids)
+
+    def _build_target_ids(self, targets: list[str], via: dict[str, tuple[str, str]]) -> frozenset[str]:
+        """The arch ids a build list's code runs on (see ``_expand_build_targets``)."""
         ids: set[str] = set()
         arch_nodes = [self.nodes[a] for a in self.by_layer[Layer.arch]]
         runs_on_memo = self.__dict__.setdefault("_runs_on_memo", {})
@@ -566,7 +581,7 @@ class KnowledgeGraph:
                 for arch in arch_nodes:
                     if arch.compute_capability is None:
                         continue
-                    # Build lists repeat the same targets: each (target, arch) is judged once.
+                    # Build lists share targets: each (target, arch) is judged once.
                     pair = (target, arch.id)
                     if pair not in runs_on_memo:
                         runs_on_memo[pair] = runs_on(target, arch)
@@ -574,7 +589,7 @@ class KnowledgeGraph:
                     if why and (arch.id not in via or via[arch.id][1] != "exact target"):
                         ids.add(arch.id)
                         via[arch.id] = (target, why)
-        return Condition(Layer.arch, ids=frozenset(ids))
+        return frozenset(ids)
 
     # -- indices -----------------------------------------------------------------
 
