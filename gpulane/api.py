@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import gc
-import json
 import re
 from pathlib import Path
 from typing import Any, Optional
 
 from pydantic import BaseModel, ConfigDict
+from pydantic_core import to_json
 
 from gpulane.errors import KBInvalidError
 from gpulane.graph.kb import CompiledState, KnowledgeGraph
@@ -119,7 +119,10 @@ def _encode(kg: KnowledgeGraph) -> bytes:
     command reads as models only the facts it shows (and the origins only to name a file and
     line), so a warm start costs less than reading every fact, at every size."""
     def plain(value) -> bytes:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+        # pydantic-core's writer: for the values written here (strings, ints, None, lists, tuples,
+        # dicts with string keys) the same bytes as ``json.dumps(value, ensure_ascii=False,
+        # separators=(",", ":")).encode()``, in a third of the time.
+        return to_json(value)
 
     stored = StoredKB.of(kg.kb)
     fact_texts = _fact_texts(stored)
