@@ -78,46 +78,42 @@ def check_graph(kg: KnowledgeGraph, today: dt.date | None = None) -> list[Proble
         if src.reviewed is None:
             add("error", "sources", i, f"source '{src.id}': no reviewed date")
 
-    # Facts: references, layers, sources, dates.
+    # Facts: references, layers, sources, dates. (Each fact's selectors are checked with set and
+    # list passes, the messages made only for a problem: a cold start checks every fact.)
+    nodes, sources = kg.nodes, kg.sources
+    # Reviewed more than STALE_AFTER_DAYS days before today (dates count whole days).
+    stale_before = today - dt.timedelta(days=STALE_AFTER_DAYS)
     for i, fact in enumerate(kb.facts):
-        label = f"fact '{fact.id}'"
-        subject_layers = set()
-        selector = fact.subject_selector
-        if selector is not None and not kg.subjects_of(fact):
-            add("error", "facts", i, f"{label}: subject selector matches no node")
-        for s in kg.subjects_of(fact):
-            if s not in kg.nodes:
-                add("error", "facts", i, f"{label}: subject '{s}' is not a node")
-            else:
-                subject_layers.add(kg.nodes[s].layer)
+        subjects = kg.subjects_of(fact)
+        if not subjects and fact.subject_selector is not None:
+            add("error", "facts", i, f"fact '{fact.id}': subject selector matches no node")
+        subject_layers = {nodes[s].layer for s in subjects if s in nodes}
+        if len(subject_layers) != len(subjects):  # some subject may be no node
+            for s in subjects:
+                if s not in nodes:
+                    add("error", "facts", i, f"fact '{fact.id}': subject '{s}' is not a node")
         if len(subject_layers) > 1:
-            add("error", "facts", i, f"{label}: subjects are in different layers ({', '.join(sorted(l.value for l in subject_layers))})")
-        for where, sel, key in [("object", fact.object, None),
-                                *((f"when.{k.value}", v, k) for k, v in fact.when.items())]:
-            layers = {key} if key is not None else set()  # a `when` key names the layer it conditions
-            for ref in sel.ids or []:
-                if ref in kg.nodes:
-                    layers.add(kg.nodes[ref].layer)
-                elif not (where == "object" and fact.relation is Relation.ships_kernels_for and build_target_kind(ref)) \
-                        and not (where == "object" and _unmodelled_llvm_target(fact, ref)):
-                    add("error", "facts", i, f"{label}: {where} '{ref}' is not a node")
-            if sel.layer:
-                layers.add(sel.layer)
-            if len(layers) > 1:
-                add("error", "facts", i, f"{label}: {where} mixes layers ({', '.join(sorted(l.value for l in layers))})")
+            add("error", "facts", i, f"fact '{fact.id}': subjects are in different layers "
+                                     f"({', '.join(sorted(l.value for l in subject_layers))})")
+        for message in _selector_problems(nodes, fact, fact.object, None):
+            add("error", "facts", i, message)
+        for key, sel in fact.when.items():
+            for message in _selector_problems(nodes, fact, sel, key):
+                add("error", "facts", i, message)
         if fact.relation is Relation.has_arch:
             obj_layer = kg.fact_by_id.get(fact.id)
             if obj_layer is not None and obj_layer.target.layer is not Layer.arch:
-                add("error", "facts", i, f"{label}: has_arch must point at an arch")
+                add("error", "facts", i, f"fact '{fact.id}': has_arch must point at an arch")
+        source = sources.get(fact.source)
         if not fact.source:
-            add("error", "facts", i, f"{label}: no source")
-        elif fact.source not in kg.sources:
-            add("error", "facts", i, f"{label}: source '{fact.source}' is not defined")
-        reviewed = fact.reviewed or (kg.sources[fact.source].reviewed if fact.source in kg.sources else None)
-        if fact.source in kg.sources and reviewed is None:
-            add("error", "facts", i, f"{label}: no review date (neither the fact nor its source has one)")
-        elif reviewed and (today - reviewed).days > STALE_AFTER_DAYS:
-            add("warning", "facts", i, f"{label}: reviewed {reviewed}, {(today - reviewed).days} days ago")
+            add("error", "facts", i, f"fact '{fact.id}': no source")
+        elif source is None:
+            add("error", "facts", i, f"fact '{fact.id}': source '{fact.source}' is not defined")
+        reviewed = fact.reviewed or (source.reviewed if source is not None else None)
+        if source is not None and reviewed is None:
+            add("error", "facts", i, f"fact '{fact.id}': no review date (neither the fact nor its source has one)")
+        elif reviewed and reviewed < stale_before:
+            add("warning", "facts", i, f"fact '{fact.id}': reviewed {reviewed}, {(today - reviewed).days} days ago")
 
     problems.extend(_step_problems(kg, today))
 
@@ -136,6 +132,31 @@ def check_graph(kg: KnowledgeGraph, today: dt.date | None = None) -> list[Proble
     problems.extend(_contradictions(kg))
     order = {"error": 0, "warning": 1}
     return sorted(problems, key=lambda p: (order[p.severity], str(p.origin or "")))
+
+
+def _selector_problems(nodes: dict, fact, sel, key: Layer | None) -> list[str]:
+    """What is wrong with a fact's object selector (``key`` None) or its `when` selector of layer
+    ``key``: an id that is no node (a build list may name NVIDIA build targets, and a build or
+    support list AMD LLVM targets the knowledge base has no arch node for), and layers mixed
+    (the ids' layers, the selector's own and the `when` key's)."""
+    ids = sel.ids or ()
+    found = [nodes[ref].layer for ref in ids if ref in nodes]
+    where = "object" if key is None else f"when.{key.value}"
+    out = []
+    if len(found) != len(ids):
+        for ref in ids:
+            if ref not in nodes \
+                    and not (key is None and fact.relation is Relation.ships_kernels_for and build_target_kind(ref)) \
+                    and not (key is None and _unmodelled_llvm_target(fact, ref)):
+                out.append(f"fact '{fact.id}': {where} '{ref}' is not a node")
+    layers = set(found)
+    if key is not None:
+        layers.add(key)  # a `when` key names the layer it conditions
+    if sel.layer:
+        layers.add(sel.layer)
+    if len(layers) > 1:
+        out.append(f"fact '{fact.id}': {where} mixes layers ({', '.join(sorted(l.value for l in layers))})")
+    return out
 
 
 def _scope_problems(kg: KnowledgeGraph) -> list[Problem]:
