@@ -136,8 +136,9 @@ class CompiledFact:
 
 def selector_key(sel: Selector) -> tuple:
     """A selector as a hashable tuple of plain values (strings, a tuple of ids, None)."""
-    return (sel.layer.value if sel.layer else None, None if sel.ids is None else tuple(sel.ids), sel.vendor,
-            sel.family, sel.version, sel.platform.value if sel.platform else None, sel.compute_capability,
+    # (Enum values read as ``_value_``, the member's own attribute: every fact's selectors pass here.)
+    return (sel.layer._value_ if sel.layer else None, None if sel.ids is None else tuple(sel.ids), sel.vendor,
+            sel.family, sel.version, sel.platform._value_ if sel.platform else None, sel.compute_capability,
             sel.segment, sel.backend, sel.glibc)
 
 
@@ -460,10 +461,10 @@ class KnowledgeGraph:
             sel = sel.model_copy(update={"layer": default_layer})
         # Many facts share a selector ({layer: os, platform: linux}); each is expanded once.
         key = selector_key(sel)
-        memo = self._select_memo
-        if key not in memo:
-            memo[key] = self._select(sel)
-        return memo[key]
+        found = self._select_memo.get(key)
+        if found is None:
+            found = self._select_memo[key] = self._select(sel)
+        return found
 
     def selection_table(self) -> list[tuple[tuple, str, list[str]]]:
         """The node-set expansions made so far, as plain data: (selector key, layer, sorted ids);
@@ -516,24 +517,30 @@ class KnowledgeGraph:
         return sorted(self.select(sel).ids or ())
 
     def _compile(self, index: int, fact: Fact) -> CompiledFact | None:
-        names = self.subjects_of(fact)
-        subjects = frozenset(names)
-        first = next((self.nodes[s] for s in names if s in self.nodes), None)
-        if first is None:
+        # (Every fact of a cold start passes here: plain loops and look-ups, no generators.)
+        nodes = self.nodes
+        selector = fact.subject_selector
+        names = fact.subjects if selector is None else sorted(self.select(selector).ids or ())
+        for name in names:
+            if name in nodes:
+                first = nodes[name]
+                break
+        else:
             return None  # a dangling subject: `kb check` reports it, and strict loading refuses it
         via: dict[str, tuple[str, str]] = {}
-        if fact.relation is Relation.ships_kernels_for and fact.object.ids is not None:
-            target = self._expand_build_targets(fact.object.ids, via)
+        obj = fact.object
+        if fact.relation is Relation.ships_kernels_for and obj.ids is not None:
+            target = self._expand_build_targets(obj.ids, via)
         else:
-            target = self.select(fact.object)
-        when = tuple(self.select(sel, layer) for layer, sel in fact.when.items())
+            target = self.select(obj)
+        when = tuple([self.select(sel, layer) for layer, sel in fact.when.items()]) if fact.when else ()
         domain = None
         if fact.domain is not None:
             domain = self.select(fact.domain, target.layer)
         # An explicitly empty list ("ships no GPU kernels") is knowledge; a selector that names
         # only things the KB lacks is not.
-        names_known = target.ids is None or fact.object.ids == [] or bool(target.ids & self.nodes.keys())
-        return CompiledFact.of(index, fact, first.layer, subjects, target, when, via, domain, names_known)
+        names_known = target.ids is None or obj.ids == [] or not nodes.keys().isdisjoint(target.ids)
+        return CompiledFact.of(index, fact, first.layer, frozenset(names), target, when, via, domain, names_known)
 
     def _generic_members(self, facts: list[Fact]) -> dict[str, frozenset[str]]:
         """Generic target → the processors its code runs on (arch → arch `supports` facts)."""
