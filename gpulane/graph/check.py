@@ -87,19 +87,26 @@ def check_graph(kg: KnowledgeGraph, today: dt.date | None = None) -> list[Proble
         subjects = kg.subjects_of(fact)
         if not subjects and fact.subject_selector is not None:
             add("error", "facts", i, f"fact '{fact.id}': subject selector matches no node")
-        subject_layers = {nodes[s].layer for s in subjects if s in nodes}
-        if len(subject_layers) != len(subjects):  # some subject may be no node
+        if len(subjects) != 1 or subjects[0] not in nodes:  # (one subject that is a node: nothing to say)
+            subject_layers = {nodes[s].layer for s in subjects if s in nodes}
             for s in subjects:
                 if s not in nodes:
                     add("error", "facts", i, f"fact '{fact.id}': subject '{s}' is not a node")
-        if len(subject_layers) > 1:
-            add("error", "facts", i, f"fact '{fact.id}': subjects are in different layers "
-                                     f"({', '.join(sorted(l.value for l in subject_layers))})")
-        for message in _selector_problems(nodes, fact, fact.object, None):
-            add("error", "facts", i, message)
-        for key, sel in fact.when.items():
-            for message in _selector_problems(nodes, fact, sel, key):
+            if len(subject_layers) > 1:
+                add("error", "facts", i, f"fact '{fact.id}': subjects are in different layers "
+                                         f"({', '.join(sorted(l.value for l in subject_layers))})")
+        obj = fact.object
+        ids = obj.ids
+        # A selector by attributes names no id and (for the object) one layer at most; one id
+        # that is a node of the selector's layer, if it names one, is fine too.
+        if ids is not None and not (len(ids) == 1 and ids[0] in nodes
+                                    and (not obj.layer or obj.layer is nodes[ids[0]].layer)):
+            for message in _selector_problems(nodes, fact, obj, None):
                 add("error", "facts", i, message)
+        for key, sel in fact.when.items():
+            if sel.ids is not None or (sel.layer and sel.layer is not key):
+                for message in _selector_problems(nodes, fact, sel, key):
+                    add("error", "facts", i, message)
         if fact.relation is Relation.has_arch:
             obj_layer = kg.fact_by_id.get(fact.id)
             if obj_layer is not None and obj_layer.target.layer is not Layer.arch:
@@ -168,15 +175,17 @@ def _scope_problems(kg: KnowledgeGraph) -> list[Problem]:
     def err(cf, message: str) -> None:
         out.append(Problem("error", kg.origin_of_fact(cf), f"fact '{cf.id}': {message}"))
 
+    # (Read from the compiled facts, the fact models only where needed: a compiled fact is
+    # exhaustive when its fact says so or its relation always is, and has a domain exactly when
+    # its fact states one.)
     for cf in kg.facts:
-        fact = cf.fact
-        if fact.exhaustive and fact.relation not in ALWAYS_EXHAUSTIVE:
-            if fact.domain is None:
+        if cf.exhaustive and cf.relation not in ALWAYS_EXHAUSTIVE:  # the fact's own `exhaustive: true`
+            if cf.fact.domain is None:
                 err(cf, "a complete list (exhaustive: true) must state its domain, the nodes it is complete "
                         "over (e.g. domain: {layer: gpu, vendor: amd, segment: consumer})")
             elif cf.domain is not None and cf.domain.layer is not cf.target.layer:
                 err(cf, f"domain is in layer {cf.domain.layer.value}, the object in {cf.target.layer.value}")
-        elif fact.domain is not None and not cf.exhaustive:
+        elif cf.domain is not None and not cf.exhaustive:
             err(cf, "domain is only meaningful on a complete list (exhaustive: true)")
 
     # Build lists and the support statements beside them.
@@ -185,7 +194,7 @@ def _scope_problems(kg: KnowledgeGraph) -> list[Problem]:
     for cf in kg.facts:
         if cf.target.layer not in (Layer.arch, Layer.gpu) or cf.status not in OFFICIAL_POSITIVE:
             continue
-        table = builds if cf.is_build_list else statements if cf.fact.relation is Relation.supports else None
+        table = builds if cf.is_build_list else statements if cf.relation is Relation.supports else None
         if table is not None and cf.subject_layer is not Layer.gpu:
             for s in cf.subjects:
                 table.setdefault(s, []).append(cf)
@@ -198,7 +207,7 @@ def _scope_problems(kg: KnowledgeGraph) -> list[Problem]:
                 err(cf, f"build list of {subject} with no support statement of {subject} in its scope "
                         f"(statements: {', '.join(st.id for st in own[:3])})")
 
-    has_arch = {s for cf in kg.facts if cf.fact.relation is Relation.has_arch for s in cf.subjects}
+    has_arch = {s for cf in kg.facts if cf.relation is Relation.has_arch for s in cf.subjects}
     for i, node in enumerate(kg.kb.nodes):
         if node.layer is Layer.gpu and node.id not in has_arch:
             out.append(Problem("error", kg.kb.origin("nodes", i),
@@ -292,6 +301,8 @@ def _contradictions(kg: KnowledgeGraph) -> list[Problem]:
         return "no" if cf.status is Status.unsupported else ("yes" if cf.status in OFFICIAL_POSITIVE else None)
 
     def when_key(cf) -> tuple:
+        if not cf.when:
+            return ()
         return tuple(sorted((c.layer.value, tuple(sorted(c.ids or ()))) for c in cf.when))
 
     # Only an edge an unsupported fact states can be contradicted: those edges are indexed
@@ -306,9 +317,10 @@ def _contradictions(kg: KnowledgeGraph) -> list[Problem]:
     if not denied:
         return []
     stated: dict[tuple, list] = {}
+    denied_subjects = {s for s, _ in denied}
     for cf in kg.facts:
         pol = polarity(cf)
-        if pol is None:
+        if pol is None or denied_subjects.isdisjoint(cf.subjects):  # (most facts: no edge of theirs is denied)
             continue
         wk = when_key(cf)
         for s in cf.subjects:
@@ -341,8 +353,11 @@ def _listed_names(kg: KnowledgeGraph) -> list[Problem]:
     missing from the catalogue must still be missing."""
     out = []
     for cf in kg.facts:
+        fact = cf.fact
+        if not fact.listed and not fact.unmatched:  # most facts
+            continue
         targets = cf.target.ids or frozenset()
-        for name in cf.fact.listed:
+        for name in fact.listed:
             ids = _gpus_named(kg, name)
             if not ids:
                 out.append(Problem("error", kg.origin_of_fact(cf),
@@ -351,7 +366,7 @@ def _listed_names(kg: KnowledgeGraph) -> list[Problem]:
                 out.append(Problem("error", kg.origin_of_fact(cf),
                                    f"fact '{cf.id}': listed name '{name}' names {', '.join(sorted(ids))}, "
                                    "which the object leaves out"))
-        for name in cf.fact.unmatched:
+        for name in fact.unmatched:
             ids = _gpus_named(kg, name)
             if ids:
                 out.append(Problem("error", kg.origin_of_fact(cf),
