@@ -574,8 +574,9 @@ class KnowledgeGraph:
     def _build_target_ids(self, targets: list[str], via: dict[str, tuple[str, str]]) -> frozenset[str]:
         """The arch ids a build list's code runs on (see ``_expand_build_targets``)."""
         ids: set[str] = set()
-        arch_nodes = [self.nodes[a] for a in self.by_layer[Layer.arch]]
-        runs_on_memo = self.__dict__.setdefault("_runs_on_memo", {})
+        # Build lists share targets: the archs each target's code runs on (and why) are judged
+        # once, in arch order; a target that is no NVIDIA build target runs on none this way.
+        runs_on_archs = self.__dict__.setdefault("_runs_on_archs", {})
         for target in targets:
             if target in self.nodes:
                 ids.add(target)
@@ -584,18 +585,15 @@ class KnowledgeGraph:
                 ids.add(member)
                 if member not in via or via[member][1] != "exact target":
                     via[member] = (target, f"{target} code objects run on {member} (LLVM generic target)")
-            if build_target_kind(target):
-                for arch in arch_nodes:
-                    if arch.compute_capability is None:
-                        continue
-                    # Build lists share targets: each (target, arch) is judged once.
-                    pair = (target, arch.id)
-                    if pair not in runs_on_memo:
-                        runs_on_memo[pair] = runs_on(target, arch)
-                    why = runs_on_memo[pair]
-                    if why and (arch.id not in via or via[arch.id][1] != "exact target"):
-                        ids.add(arch.id)
-                        via[arch.id] = (target, why)
+            archs = runs_on_archs.get(target)
+            if archs is None:
+                archs = runs_on_archs[target] = [] if not build_target_kind(target) else [
+                    (arch.id, why) for arch in map(self.nodes.__getitem__, self.by_layer[Layer.arch])
+                    if arch.compute_capability is not None and (why := runs_on(target, arch))]
+            for arch_id, why in archs:
+                if arch_id not in via or via[arch_id][1] != "exact target":
+                    ids.add(arch_id)
+                    via[arch_id] = (target, why)
         return frozenset(ids)
 
     # -- indices -----------------------------------------------------------------
