@@ -41,6 +41,9 @@ def check_graph(kg: KnowledgeGraph, today: dt.date | None = None) -> list[Proble
 
     # Duplicate ids, per kind.
     for kind, items in (("sources", kb.sources), ("nodes", kb.nodes), ("facts", kb.facts)):
+        written = [item.id for item in items]
+        if len(set(written)) == len(written):  # none repeated (the usual case): no pass item by item
+            continue
         first: dict[str, int] = {}
         word = kind[:-1]
         for i, item in enumerate(items):
