@@ -102,18 +102,19 @@ def _without_memory_size(name: str) -> str:
 
 # Words after a model number that name a board's memory or form factor, not another model.
 _BOARD_WORDS = frozenset({"pcie", "sxm", "sxm2", "sxm3", "sxm4", "sxm5", "active", "lc", "fhhl", "hbm3", "hbm3e"})
-_WORD_BREAKS = re.compile(r"[\s\-]+")
 # In the lower-case name of any size ("16gb") or board word: a name without one keeps its words.
-_SIZE_OR_BOARD = re.compile("|".join(["gb", *sorted(_BOARD_WORDS)]))
+# (A pattern compiled by re's cache when first used, which only building the index does: not at
+# import, which every warm start pays.)
+_SIZE_OR_BOARD = "|".join(["gb", *sorted(_BOARD_WORDS)])
 
 
 def _model_only(name: str) -> str:
     """"NVIDIA A800 40GB Active" and "NVIDIA A800-SXM4-40GB" -> "NVIDIA A800": a name whose tail is
     only a memory size and board words loses the tail, so every board of one model shares the
     model's key (and a bare "A800" asks which). Else the name ("RTX A1000 6GB Laptop GPU" stays)."""
-    if not _SIZE_OR_BOARD.search(name.lower()):
+    if not re.search(_SIZE_OR_BOARD, name.lower()):
         return name  # no word can be a size or a board word (most names): not split
-    words = [w for w in _WORD_BREAKS.split(name.strip()) if w]
+    words = [w for w in re.split(r"[\s\-]+", name.strip()) if w]
 
     def is_size(word: str) -> bool:
         bare = word.strip("()").lower()
