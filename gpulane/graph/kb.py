@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import accumulate, chain, repeat
 from operator import le
 from typing import Callable, Iterable, Optional, TypedDict, Union
 
@@ -358,13 +358,14 @@ class KnowledgeGraph:
             "exhaustive": [at for at, cf in enumerate(facts) if cf.exhaustive],
         }
         at_fact = {id(cf): at for at, cf in enumerate(facts)}.__getitem__
-        by_subject: dict[str, list] = {"subjects": [], "layers": [], "ends": [], "facts": []}
-        key_subjects, key_facts, key_ends = by_subject["subjects"], by_subject["facts"], by_subject["ends"]
-        for (subject, layer), of_key in self.by_subject.items():
-            key_subjects.append(position[subject] if subject in position else positions((subject,))[0])
-            key_facts += map(at_fact, map(id, of_key))
-            key_ends.append(len(key_facts))
-        by_subject["layers"] = [layer._value_ for _, layer in self.by_subject]
+        keys, of_keys = list(self.by_subject), list(self.by_subject.values())
+        by_subject = {
+            "subjects": [position[subject] if subject in position else positions((subject,))[0]
+                         for subject, _ in keys],
+            "layers": [layer._value_ for _, layer in keys],
+            "ends": list(accumulate(map(len, of_keys))),
+            "facts": list(map(at_fact, map(id, chain.from_iterable(of_keys)))),
+        }
         conditional = sorted(self.conditional_pairs)  # subjects of facts: each has its position already
         reverse: dict[str, list] = {"pairs": [], "objects": [], "object_ends": [], "subjects": [], "subject_ends": []}
         objects, linked, linked_ends = reverse["objects"], reverse["subjects"], reverse["subject_ends"]
