@@ -14,11 +14,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Callable
 
 from packaging.specifiers import InvalidSpecifier, Specifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-__all__ = ["parse_version", "parse_spec", "spec_matches", "VersionRange", "InvalidSpecError"]
+__all__ = ["parse_version", "parse_spec", "spec_matches", "spec_matcher", "VersionRange", "InvalidSpecError"]
 
 
 class InvalidSpecError(ValueError):
@@ -66,6 +67,29 @@ def spec_matches(version: str, spec: str) -> bool:
     except InvalidSpecError:
         return False
     return any(alt.contains(v, prereleases=True) for alt in parse_spec(spec))
+
+
+def spec_matcher(spec: str) -> Callable[[str], bool]:
+    """``lambda version: spec_matches(version, spec)``, the spec looked up once rather than at
+    every call (a selector's spec is matched against every release of a family). As in
+    ``spec_matches``, the spec is read when a version is first read: an unreadable spec raises
+    there, and a version that cannot be read never matches."""
+    alternatives: tuple[SpecifierSet, ...] | None = None
+
+    def matches(version: str) -> bool:
+        nonlocal alternatives
+        try:
+            v = parse_version(version)
+        except InvalidSpecError:
+            return False
+        if alternatives is None:
+            alternatives = parse_spec(spec)
+        for alt in alternatives:
+            if alt.contains(v, prereleases=True):
+                return True
+        return False
+
+    return matches
 
 
 _INF = None  # an open end of an interval

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from gpulane.graph.names import _series_key, normalise
 from gpulane.model import Layer
 
 
@@ -63,3 +66,15 @@ def test_kernel_matching_against_listed_kernel_series():
     assert kernel_matches("4.18.0-513.5.1.el8_9.x86_64", "4.18-513")  # the page leaves out the .0
     assert kernel_matches("5.15.0-200.131.27.el8uek.x86_64", "5.15.0 UEK")
     assert not kernel_matches("banana", "6.8 GA")
+
+
+@pytest.mark.parametrize("name, version", [
+    ("Ollama 0.12.4 (ROCm)", "0.12.4"), ("llama.cpp b5000 (HIP)", "5000"), ("tool v1.2", "1.2"),
+    ("x1.2 and 1.2", "1.2"), ("1.2.3", "1.2"), ("a-1.2_b", "1.2"), ("bb5000 b5000", "b5000"),
+    ("v1.2v1.2 v1.2", "1.2"), ("1.21.2", "1.2"), ("é1.2 ١1.2 1.2٣", "1.2"), ("no version here", "9.9"),
+])
+def test_series_key_takes_out_the_version_word(name, version):
+    """A release's series key: its name with the version taken out where the version stands as a
+    word (optionally v1.2 or b5000), as the regular expression the key was first written with."""
+    stripped, count = re.subn(rf"(?<![\w.])[vb]?{re.escape(version)}(?![\w.])", " ", name)
+    assert _series_key(name, version) == (normalise(stripped) if count else None)

@@ -41,6 +41,9 @@ def check_graph(kg: KnowledgeGraph, today: dt.date | None = None) -> list[Proble
 
     # Duplicate ids, per kind.
     for kind, items in (("sources", kb.sources), ("nodes", kb.nodes), ("facts", kb.facts)):
+        written = [item.id for item in items]
+        if len(set(written)) == len(written):  # none repeated (the usual case): no pass item by item
+            continue
         first: dict[str, int] = {}
         word = kind[:-1]
         for i, item in enumerate(items):
@@ -78,53 +81,60 @@ def check_graph(kg: KnowledgeGraph, today: dt.date | None = None) -> list[Proble
         if src.reviewed is None:
             add("error", "sources", i, f"source '{src.id}': no reviewed date")
 
-    # Facts: references, layers, sources, dates.
+    # Facts: references, layers, sources, dates. (Each fact's selectors are checked with set and
+    # list passes, the messages made only for a problem: a cold start checks every fact.)
+    nodes, sources = kg.nodes, kg.sources
+    # Reviewed more than STALE_AFTER_DAYS days before today (dates count whole days).
+    stale_before = today - dt.timedelta(days=STALE_AFTER_DAYS)
     for i, fact in enumerate(kb.facts):
-        label = f"fact '{fact.id}'"
-        subject_layers = set()
-        selector = fact.subject_selector
-        if selector is not None and not kg.subjects_of(fact):
-            add("error", "facts", i, f"{label}: subject selector matches no node")
-        for s in kg.subjects_of(fact):
-            if s not in kg.nodes:
-                add("error", "facts", i, f"{label}: subject '{s}' is not a node")
-            else:
-                subject_layers.add(kg.nodes[s].layer)
-        if len(subject_layers) > 1:
-            add("error", "facts", i, f"{label}: subjects are in different layers ({', '.join(sorted(l.value for l in subject_layers))})")
-        for where, sel, key in [("object", fact.object, None),
-                                *((f"when.{k.value}", v, k) for k, v in fact.when.items())]:
-            layers = {key} if key is not None else set()  # a `when` key names the layer it conditions
-            for ref in sel.ids or []:
-                if ref in kg.nodes:
-                    layers.add(kg.nodes[ref].layer)
-                elif not (where == "object" and fact.relation is Relation.ships_kernels_for and build_target_kind(ref)) \
-                        and not (where == "object" and _unmodelled_llvm_target(fact, ref)):
-                    add("error", "facts", i, f"{label}: {where} '{ref}' is not a node")
-            if sel.layer:
-                layers.add(sel.layer)
-            if len(layers) > 1:
-                add("error", "facts", i, f"{label}: {where} mixes layers ({', '.join(sorted(l.value for l in layers))})")
+        subjects = kg.subjects_of(fact)
+        if not subjects and fact.subject_selector is not None:
+            add("error", "facts", i, f"fact '{fact.id}': subject selector matches no node")
+        if len(subjects) != 1 or subjects[0] not in nodes:  # (one subject that is a node: nothing to say)
+            subject_layers = {nodes[s].layer for s in subjects if s in nodes}
+            for s in subjects:
+                if s not in nodes:
+                    add("error", "facts", i, f"fact '{fact.id}': subject '{s}' is not a node")
+            if len(subject_layers) > 1:
+                add("error", "facts", i, f"fact '{fact.id}': subjects are in different layers "
+                                         f"({', '.join(sorted(l.value for l in subject_layers))})")
+        obj = fact.object
+        ids = obj.ids
+        # A selector by attributes names no id and (for the object) one layer at most; one id
+        # that is a node of the selector's layer, if it names one, is fine too.
+        if ids is not None and not (len(ids) == 1 and ids[0] in nodes
+                                    and (not obj.layer or obj.layer is nodes[ids[0]].layer)):
+            for message in _selector_problems(nodes, fact, obj, None):
+                add("error", "facts", i, message)
+        for key, sel in fact.when.items():
+            if sel.ids is not None or (sel.layer and sel.layer is not key):
+                for message in _selector_problems(nodes, fact, sel, key):
+                    add("error", "facts", i, message)
         if fact.relation is Relation.has_arch:
             obj_layer = kg.fact_by_id.get(fact.id)
             if obj_layer is not None and obj_layer.target.layer is not Layer.arch:
-                add("error", "facts", i, f"{label}: has_arch must point at an arch")
+                add("error", "facts", i, f"fact '{fact.id}': has_arch must point at an arch")
+        source = sources.get(fact.source)
         if not fact.source:
-            add("error", "facts", i, f"{label}: no source")
-        elif fact.source not in kg.sources:
-            add("error", "facts", i, f"{label}: source '{fact.source}' is not defined")
-        reviewed = fact.reviewed or (kg.sources[fact.source].reviewed if fact.source in kg.sources else None)
-        if fact.source in kg.sources and reviewed is None:
-            add("error", "facts", i, f"{label}: no review date (neither the fact nor its source has one)")
-        elif reviewed and (today - reviewed).days > STALE_AFTER_DAYS:
-            add("warning", "facts", i, f"{label}: reviewed {reviewed}, {(today - reviewed).days} days ago")
+            add("error", "facts", i, f"fact '{fact.id}': no source")
+        elif source is None:
+            add("error", "facts", i, f"fact '{fact.id}': source '{fact.source}' is not defined")
+        reviewed = fact.reviewed or (source.reviewed if source is not None else None)
+        if source is not None and reviewed is None:
+            add("error", "facts", i, f"fact '{fact.id}': no review date (neither the fact nor its source has one)")
+        elif reviewed and reviewed < stale_before:
+            add("warning", "facts", i, f"fact '{fact.id}': reviewed {reviewed}, {(today - reviewed).days} days ago")
 
     problems.extend(_step_problems(kg, today))
 
     # Selectors that pick nothing are almost always typos.
     # A version spec that picks no release of a family the knowledge base has is a gap in
     # coverage (vLLM 0.4.3 pins torch 2.3.0, which has no node yet), not a typo.
+    # (Only a fact whose object names no node the knowledge base has, names_known false, can be
+    # one: the others are passed over without reading their fact.)
     for cf in kg.facts:
+        if cf.names_known:
+            continue
         if cf.target.ids is not None and not (cf.target.ids & kg.nodes.keys()) and cf.fact.object.ids is None:
             unversioned = cf.fact.object.model_copy(update={"version": None}) if cf.fact.object.version else None
             if unversioned is not None and cf.fact.object.family and kg.select(unversioned).ids:
@@ -138,6 +148,31 @@ def check_graph(kg: KnowledgeGraph, today: dt.date | None = None) -> list[Proble
     return sorted(problems, key=lambda p: (order[p.severity], str(p.origin or "")))
 
 
+def _selector_problems(nodes: dict, fact, sel, key: Layer | None) -> list[str]:
+    """What is wrong with a fact's object selector (``key`` None) or its `when` selector of layer
+    ``key``: an id that is no node (a build list may name NVIDIA build targets, and a build or
+    support list AMD LLVM targets the knowledge base has no arch node for), and layers mixed
+    (the ids' layers, the selector's own and the `when` key's)."""
+    ids = sel.ids or ()
+    found = [nodes[ref].layer for ref in ids if ref in nodes]
+    where = "object" if key is None else f"when.{key.value}"
+    out = []
+    if len(found) != len(ids):
+        for ref in ids:
+            if ref not in nodes \
+                    and not (key is None and fact.relation is Relation.ships_kernels_for and build_target_kind(ref)) \
+                    and not (key is None and _unmodelled_llvm_target(fact, ref)):
+                out.append(f"fact '{fact.id}': {where} '{ref}' is not a node")
+    layers = set(found)
+    if key is not None:
+        layers.add(key)  # a `when` key names the layer it conditions
+    if sel.layer:
+        layers.add(sel.layer)
+    if len(layers) > 1:
+        out.append(f"fact '{fact.id}': {where} mixes layers ({', '.join(sorted(l.value for l in layers))})")
+    return out
+
+
 def _scope_problems(kg: KnowledgeGraph) -> list[Problem]:
     """Evidence whose reach is not stated: a complete list that does not say what it is complete
     over, a build list where its subject has support statements none of which covers the
@@ -147,15 +182,17 @@ def _scope_problems(kg: KnowledgeGraph) -> list[Problem]:
     def err(cf, message: str) -> None:
         out.append(Problem("error", kg.origin_of_fact(cf), f"fact '{cf.id}': {message}"))
 
+    # (Read from the compiled facts, the fact models only where needed: a compiled fact is
+    # exhaustive when its fact says so or its relation always is, and has a domain exactly when
+    # its fact states one.)
     for cf in kg.facts:
-        fact = cf.fact
-        if fact.exhaustive and fact.relation not in ALWAYS_EXHAUSTIVE:
-            if fact.domain is None:
+        if cf.exhaustive and cf.relation not in ALWAYS_EXHAUSTIVE:  # the fact's own `exhaustive: true`
+            if cf.fact.domain is None:
                 err(cf, "a complete list (exhaustive: true) must state its domain, the nodes it is complete "
                         "over (e.g. domain: {layer: gpu, vendor: amd, segment: consumer})")
             elif cf.domain is not None and cf.domain.layer is not cf.target.layer:
                 err(cf, f"domain is in layer {cf.domain.layer.value}, the object in {cf.target.layer.value}")
-        elif fact.domain is not None and not cf.exhaustive:
+        elif cf.domain is not None and not cf.exhaustive:
             err(cf, "domain is only meaningful on a complete list (exhaustive: true)")
 
     # Build lists and the support statements beside them.
@@ -164,7 +201,7 @@ def _scope_problems(kg: KnowledgeGraph) -> list[Problem]:
     for cf in kg.facts:
         if cf.target.layer not in (Layer.arch, Layer.gpu) or cf.status not in OFFICIAL_POSITIVE:
             continue
-        table = builds if cf.is_build_list else statements if cf.fact.relation is Relation.supports else None
+        table = builds if cf.is_build_list else statements if cf.relation is Relation.supports else None
         if table is not None and cf.subject_layer is not Layer.gpu:
             for s in cf.subjects:
                 table.setdefault(s, []).append(cf)
@@ -177,7 +214,7 @@ def _scope_problems(kg: KnowledgeGraph) -> list[Problem]:
                 err(cf, f"build list of {subject} with no support statement of {subject} in its scope "
                         f"(statements: {', '.join(st.id for st in own[:3])})")
 
-    has_arch = {s for cf in kg.facts if cf.fact.relation is Relation.has_arch for s in cf.subjects}
+    has_arch = {s for cf in kg.facts if cf.relation is Relation.has_arch for s in cf.subjects}
     for i, node in enumerate(kg.kb.nodes):
         if node.layer is Layer.gpu and node.id not in has_arch:
             out.append(Problem("error", kg.kb.origin("nodes", i),
@@ -271,6 +308,8 @@ def _contradictions(kg: KnowledgeGraph) -> list[Problem]:
         return "no" if cf.status is Status.unsupported else ("yes" if cf.status in OFFICIAL_POSITIVE else None)
 
     def when_key(cf) -> tuple:
+        if not cf.when:
+            return ()
         return tuple(sorted((c.layer.value, tuple(sorted(c.ids or ()))) for c in cf.when))
 
     # Only an edge an unsupported fact states can be contradicted: those edges are indexed
@@ -285,7 +324,10 @@ def _contradictions(kg: KnowledgeGraph) -> list[Problem]:
     if not denied:
         return []
     stated: dict[tuple, list] = {}
+    denied_subjects = {s for s, _ in denied}
     for cf in kg.facts:
+        if denied_subjects.isdisjoint(cf.subjects):  # (most facts: no edge of theirs is denied)
+            continue
         pol = polarity(cf)
         if pol is None:
             continue
@@ -320,8 +362,11 @@ def _listed_names(kg: KnowledgeGraph) -> list[Problem]:
     missing from the catalogue must still be missing."""
     out = []
     for cf in kg.facts:
+        fact = cf.fact
+        if not fact.listed and not fact.unmatched:  # most facts
+            continue
         targets = cf.target.ids or frozenset()
-        for name in cf.fact.listed:
+        for name in fact.listed:
             ids = _gpus_named(kg, name)
             if not ids:
                 out.append(Problem("error", kg.origin_of_fact(cf),
@@ -330,7 +375,7 @@ def _listed_names(kg: KnowledgeGraph) -> list[Problem]:
                 out.append(Problem("error", kg.origin_of_fact(cf),
                                    f"fact '{cf.id}': listed name '{name}' names {', '.join(sorted(ids))}, "
                                    "which the object leaves out"))
-        for name in cf.fact.unmatched:
+        for name in fact.unmatched:
             ids = _gpus_named(kg, name)
             if ids:
                 out.append(Problem("error", kg.origin_of_fact(cf),

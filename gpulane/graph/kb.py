@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import accumulate, chain, repeat
 from operator import le
 from typing import Callable, Iterable, Optional, TypedDict, Union
 
@@ -21,7 +21,7 @@ from gpulane.made_on_use import MadeOnUse
 from gpulane.model import KnowledgeBase, Origin
 from gpulane.model import (ALWAYS_EXHAUSTIVE, OFFICIAL_POSITIVE, Fact, Layer, Node, Relation, Selector,
                            Source, Status)
-from gpulane.versions import VersionRange, parse_version, spec_matches
+from gpulane.versions import VersionRange, parse_version, spec_matcher
 
 __all__ = ["KnowledgeGraph", "CompiledFact", "CompiledState", "Condition", "selector_key"]
 
@@ -136,9 +136,33 @@ class CompiledFact:
 
 def selector_key(sel: Selector) -> tuple:
     """A selector as a hashable tuple of plain values (strings, a tuple of ids, None)."""
-    return (sel.layer.value if sel.layer else None, None if sel.ids is None else tuple(sel.ids), sel.vendor,
-            sel.family, sel.version, sel.platform.value if sel.platform else None, sel.compute_capability,
+    # (Enum values read as ``_value_``, the member's own attribute: every fact's selectors pass here.)
+    return (sel.layer._value_ if sel.layer else None, None if sel.ids is None else tuple(sel.ids), sel.vendor,
+            sel.family, sel.version, sel.platform._value_ if sel.platform else None, sel.compute_capability,
             sel.segment, sel.backend, sel.glibc)
+
+
+def _matching(nodes: list[Node], sel: Selector) -> list[str]:
+    """The ids of the nodes an attribute selector picks, of ``nodes`` (its layer's, and where it
+    names a family that family's: ``KnowledgeGraph._family_index``), in the order given.
+
+    Each attribute the selector names is a pass over the nodes still left, so that the selector
+    is read once per attribute, not once per node (compiling expands hundreds of selectors over
+    thousands of nodes). A node without the attribute a spec is on is never picked: an OS whose
+    glibc the knowledge base does not hold is never selected by a glibc spec."""
+    vendor = sel.vendor
+    if vendor and vendor != "any":  # "any": every node
+        nodes = [n for n in nodes if n.vendor == vendor]
+    for attr in ("platform", "segment", "backend"):
+        wanted = getattr(sel, attr)
+        if wanted:
+            nodes = [n for n in nodes if getattr(n, attr) == wanted]
+    for attr in ("version", "compute_capability", "glibc"):
+        spec = getattr(sel, attr)
+        if spec:
+            matches = spec_matcher(spec)
+            nodes = [n for n in nodes if (value := getattr(n, attr)) and matches(value)]
+    return [n.id for n in nodes]
 
 
 # What ``KnowledgeGraph.compiled_state`` writes, with the types ``from_compiled`` reads it back
@@ -259,73 +283,99 @@ class KnowledgeGraph:
         routes, what the solver reads of each fact (id, relation, status, runs_as, caveat,
         exhaustive) and the name index. ``from_compiled`` rebuilds the same graph from it and the
         same knowledge base without matching a selector again or reading a fact model."""
+        # (Written for speed: a cold start writes this once per knowledge base. Enum values are
+        # read as ``_value_``, the member's own attribute, for ``value``'s descriptor call.)
         ids = list(self.nodes)
         position = {nid: i for i, nid in enumerate(ids)}
+        at_position = position.__getitem__
 
         def positions(names: Iterable[str]) -> list[int]:
-            out = []
-            for name in sorted(names):
-                if name not in position:
-                    position[name] = len(ids)
-                    ids.append(name)
-                out.append(position[name])
-            return out
+            ordered = sorted(names)
+            try:
+                return list(map(at_position, ordered))
+            except KeyError:  # an id that is no node: numbered after the nodes, as first met
+                for name in ordered:
+                    if name not in position:
+                        position[name] = len(ids)
+                        ids.append(name)
+                return list(map(at_position, ordered))
 
         conditions: list[list] = []
         numbered: dict[int, int] = {}
 
-        def cond(c: Condition | None) -> int | None:
-            if c is None:
-                return None
-            if id(c) not in numbered:  # shared conditions (one per selector) are written once
-                numbered[id(c)] = len(conditions)
+        def cond(c: Condition) -> int:
+            at = numbered.get(id(c))
+            if at is None:  # shared conditions (one per selector) are written once
+                at = numbered[id(c)] = len(conditions)
                 # A driver range is stored as the spec it was read from.
-                conditions.append([c.layer.value, None if c.ids is None else positions(c.ids), c.spec, c.vendor])
-            return numbered[id(c)]
+                conditions.append([c.layer._value_, None if c.ids is None else positions(c.ids), c.spec, c.vendor])
+            return at
 
-        columns: dict[str, list] = {name: [] for name in _FactColumns.__annotations__}
+        facts = list(self.facts)
+        # Subjects and conditions in one pass, fact by fact: ids that are no node, and conditions,
+        # are numbered in the order this meets them.
+        subjects: list[int] = []
+        subject_ends: list[int] = []
+        targets: list[int] = []
+        whens: list[int] = []
+        when_ends: list[int] = []
+        domains: list[list[int]] = []
         subject_end = when_end = 0
-        for at, cf in enumerate(self.facts):
-            columns["index"].append(cf.index)
-            columns["subject_layer"].append(cf.subject_layer.value)
-            columns["subjects"] += positions(cf.subjects)
-            subject_end += len(cf.subjects)
-            columns["subject_ends"].append(subject_end)
-            columns["target"].append(cond(cf.target))
-            columns["when"] += [cond(w) for w in cf.when]
-            when_end += len(cf.when)
-            columns["when_ends"].append(when_end)
-            if cf.via:
-                columns["via"].append([at, {arch: list(route) for arch, route in cf.via.items()}])
+        for at, cf in enumerate(facts):
+            names = cf.subjects
+            if len(names) == 1:
+                (name,) = names
+                subjects.append(position[name] if name in position else positions(names)[0])
+            else:
+                subjects += positions(names)
+            subject_end += len(names)
+            subject_ends.append(subject_end)
+            targets.append(cond(cf.target))
+            if cf.when:
+                whens += [cond(w) for w in cf.when]
+                when_end += len(cf.when)
+            when_ends.append(when_end)
             if cf.domain is not None:
-                columns["domain"].append([at, cond(cf.domain)])
-            if not cf.names_known:
-                columns["names_unknown"].append(at)
-            columns["id"].append(cf.id)
-            columns["relation"].append(cf.relation.value)
-            columns["status"].append(cf.status.value)
-            if cf.runs_as is not None:
-                columns["runs_as"].append([at, cf.runs_as])
-            if cf.caveat is not None:
-                columns["caveat"].append([at, cf.caveat])
-            if cf.exhaustive:
-                columns["exhaustive"].append(at)
-        at_fact = {id(cf): at for at, cf in enumerate(self.facts)}
-        by_subject: dict[str, list] = {"subjects": [], "layers": [], "ends": [], "facts": []}
-        for (subject, layer), facts in self.by_subject.items():
-            by_subject["subjects"] += positions((subject,))
-            by_subject["layers"].append(layer.value)
-            by_subject["facts"] += [at_fact[id(cf)] for cf in facts]
-            by_subject["ends"].append(len(by_subject["facts"]))
+                domains.append([at, cond(cf.domain)])
+        # In the order of _FactColumns.
+        columns = {
+            "index": [cf.index for cf in facts],
+            "subject_layer": [cf.subject_layer._value_ for cf in facts],
+            "subjects": subjects,
+            "subject_ends": subject_ends,
+            "target": targets,
+            "when": whens,
+            "when_ends": when_ends,
+            "via": [[at, {arch: list(route) for arch, route in cf.via.items()}]
+                    for at, cf in enumerate(facts) if cf.via],
+            "domain": domains,
+            "names_unknown": [at for at, cf in enumerate(facts) if not cf.names_known],
+            "id": [cf.id for cf in facts],
+            "relation": [cf.relation._value_ for cf in facts],
+            "status": [cf.status._value_ for cf in facts],
+            "runs_as": [[at, cf.runs_as] for at, cf in enumerate(facts) if cf.runs_as is not None],
+            "caveat": [[at, cf.caveat] for at, cf in enumerate(facts) if cf.caveat is not None],
+            "exhaustive": [at for at, cf in enumerate(facts) if cf.exhaustive],
+        }
+        at_fact = {id(cf): at for at, cf in enumerate(facts)}.__getitem__
+        keys, of_keys = list(self.by_subject), list(self.by_subject.values())
+        by_subject = {
+            "subjects": [position[subject] if subject in position else positions((subject,))[0]
+                         for subject, _ in keys],
+            "layers": [layer._value_ for _, layer in keys],
+            "ends": list(accumulate(map(len, of_keys))),
+            "facts": list(map(at_fact, map(id, chain.from_iterable(of_keys)))),
+        }
         conditional = sorted(self.conditional_pairs)  # subjects of facts: each has its position already
         reverse: dict[str, list] = {"pairs": [], "objects": [], "object_ends": [], "subjects": [], "subject_ends": []}
+        objects, linked, linked_ends = reverse["objects"], reverse["subjects"], reverse["subject_ends"]
         for (a, b), back in self._reverse_links(OFFICIAL_POSITIVE).items():
-            reverse["pairs"].append([a.value, b.value])
-            for obj, subjects in back.items():
-                reverse["objects"] += positions((obj,))
-                reverse["subjects"] += positions(subjects)
-                reverse["subject_ends"].append(len(reverse["subjects"]))
-            reverse["object_ends"].append(len(reverse["objects"]))
+            reverse["pairs"].append([a._value_, b._value_])
+            for obj, of_obj in back.items():
+                objects.append(position[obj] if obj in position else positions((obj,))[0])
+                linked += positions(of_obj)
+                linked_ends.append(len(linked))
+            reverse["object_ends"].append(len(objects))
         return {
             "extra_ids": ids[len(self.nodes):],
             "conditions": conditions,
@@ -412,10 +462,10 @@ class KnowledgeGraph:
             sel = sel.model_copy(update={"layer": default_layer})
         # Many facts share a selector ({layer: os, platform: linux}); each is expanded once.
         key = selector_key(sel)
-        memo = self._select_memo
-        if key not in memo:
-            memo[key] = self._select(sel)
-        return memo[key]
+        found = self._select_memo.get(key)
+        if found is None:
+            found = self._select_memo[key] = self._select(sel)
+        return found
 
     def selection_table(self) -> list[tuple[tuple, str, list[str]]]:
         """The node-set expansions made so far, as plain data: (selector key, layer, sorted ids);
@@ -441,11 +491,12 @@ class KnowledgeGraph:
         assert layer is not None
         if layer is Layer.driver and sel.version:
             return Condition(layer, drivers=VersionRange.from_spec(sel.version), vendor=sel.vendor, spec=sel.version)
-        candidates = self.by_layer[layer]
         if sel.family:  # most selectors name a family: only that family's nodes are matched
             candidates = self._family_index().get((layer, sel.family.lower()), ())
-        picked = [nid for nid in candidates if self._matches(self.nodes[nid], sel)]
-        return Condition(layer, ids=frozenset(picked))
+        else:
+            candidates = self.by_layer[layer]
+        nodes = self.nodes
+        return Condition(layer, ids=frozenset(_matching([nodes[nid] for nid in candidates], sel)))
 
     def _family_index(self) -> dict[tuple[Layer, str], list[str]]:
         """(layer, lower-case family) → node ids, made on first use."""
@@ -458,27 +509,6 @@ class KnowledgeGraph:
             self.__dict__["_by_family"] = index
         return index
 
-    @staticmethod
-    def _matches(node: Node, sel: Selector) -> bool:
-        if sel.vendor and sel.vendor != "any" and node.vendor != sel.vendor:  # "any": every node
-            return False
-        if sel.family and (node.family or "").lower() != sel.family.lower():
-            return False
-        if sel.platform and node.platform != sel.platform:
-            return False
-        if sel.segment and node.segment != sel.segment:
-            return False
-        if sel.backend and node.backend != sel.backend:
-            return False
-        if sel.version and not (node.version and spec_matches(node.version, sel.version)):
-            return False
-        if sel.compute_capability and not (
-                node.compute_capability and spec_matches(node.compute_capability, sel.compute_capability)):
-            return False
-        if sel.glibc and not (node.glibc and spec_matches(node.glibc, sel.glibc)):
-            return False  # an OS whose glibc the knowledge base does not hold is never selected by it
-        return True
-
     def subjects_of(self, fact: Fact) -> list[str]:
         """The subject node ids of a fact: its ids, or the nodes its subject selector picks
         (sorted, so that output built from them is stable)."""
@@ -488,24 +518,30 @@ class KnowledgeGraph:
         return sorted(self.select(sel).ids or ())
 
     def _compile(self, index: int, fact: Fact) -> CompiledFact | None:
-        names = self.subjects_of(fact)
-        subjects = frozenset(names)
-        first = next((self.nodes[s] for s in names if s in self.nodes), None)
-        if first is None:
+        # (Every fact of a cold start passes here: plain loops and look-ups, no generators.)
+        nodes = self.nodes
+        selector = fact.subject_selector
+        names = fact.subjects if selector is None else sorted(self.select(selector).ids or ())
+        for name in names:
+            if name in nodes:
+                first = nodes[name]
+                break
+        else:
             return None  # a dangling subject: `kb check` reports it, and strict loading refuses it
         via: dict[str, tuple[str, str]] = {}
-        if fact.relation is Relation.ships_kernels_for and fact.object.ids is not None:
-            target = self._expand_build_targets(fact.object.ids, via)
+        obj = fact.object
+        if fact.relation is Relation.ships_kernels_for and obj.ids is not None:
+            target = self._expand_build_targets(obj.ids, via)
         else:
-            target = self.select(fact.object)
-        when = tuple(self.select(sel, layer) for layer, sel in fact.when.items())
+            target = self.select(obj)
+        when = tuple([self.select(sel, layer) for layer, sel in fact.when.items()]) if fact.when else ()
         domain = None
         if fact.domain is not None:
             domain = self.select(fact.domain, target.layer)
         # An explicitly empty list ("ships no GPU kernels") is knowledge; a selector that names
         # only things the KB lacks is not.
-        names_known = target.ids is None or fact.object.ids == [] or bool(target.ids & self.nodes.keys())
-        return CompiledFact.of(index, fact, first.layer, subjects, target, when, via, domain, names_known)
+        names_known = target.ids is None or obj.ids == [] or not nodes.keys().isdisjoint(target.ids)
+        return CompiledFact.of(index, fact, first.layer, frozenset(names), target, when, via, domain, names_known)
 
     def _generic_members(self, facts: list[Fact]) -> dict[str, frozenset[str]]:
         """Generic target → the processors its code runs on (arch → arch `supports` facts)."""
@@ -522,10 +558,26 @@ class KnowledgeGraph:
         return {k: frozenset(v) for k, v in members.items()}
 
     def _expand_build_targets(self, targets: list[str], via: dict[str, tuple[str, str]]) -> Condition:
-        """Build-list ids, with NVIDIA binary and PTX compatibility and LLVM generic targets applied."""
+        """Build-list ids, with NVIDIA binary and PTX compatibility and LLVM generic targets
+        applied; ``via`` (empty) is filled with each arch's build target and why."""
+        # Build lists repeat whole (one per release of a wheel): each list is expanded once, and
+        # a repeat gets the same ids and routes (a condition and a route table of its own).
+        memo = self.__dict__.setdefault("_build_lists", {})
+        key = tuple(targets)
+        made = memo.get(key)
+        if made is None:
+            routes: dict[str, tuple[str, str]] = {}
+            made = memo[key] = (self._build_target_ids(targets, routes), routes)
+        ids, routes = made
+        via.update(routes)
+        return Condition(Layer.arch, ids=ids)
+
+    def _build_target_ids(self, targets: list[str], via: dict[str, tuple[str, str]]) -> frozenset[str]:
+        """The arch ids a build list's code runs on (see ``_expand_build_targets``)."""
         ids: set[str] = set()
-        arch_nodes = [self.nodes[a] for a in self.by_layer[Layer.arch]]
-        runs_on_memo = self.__dict__.setdefault("_runs_on_memo", {})
+        # Build lists share targets: the archs each target's code runs on (and why) are judged
+        # once, in arch order; a target that is no NVIDIA build target runs on none this way.
+        runs_on_archs = self.__dict__.setdefault("_runs_on_archs", {})
         for target in targets:
             if target in self.nodes:
                 ids.add(target)
@@ -534,19 +586,16 @@ class KnowledgeGraph:
                 ids.add(member)
                 if member not in via or via[member][1] != "exact target":
                     via[member] = (target, f"{target} code objects run on {member} (LLVM generic target)")
-            if build_target_kind(target):
-                for arch in arch_nodes:
-                    if arch.compute_capability is None:
-                        continue
-                    # Build lists repeat the same targets: each (target, arch) is judged once.
-                    pair = (target, arch.id)
-                    if pair not in runs_on_memo:
-                        runs_on_memo[pair] = runs_on(target, arch)
-                    why = runs_on_memo[pair]
-                    if why and (arch.id not in via or via[arch.id][1] != "exact target"):
-                        ids.add(arch.id)
-                        via[arch.id] = (target, why)
-        return Condition(Layer.arch, ids=frozenset(ids))
+            archs = runs_on_archs.get(target)
+            if archs is None:
+                archs = runs_on_archs[target] = [] if not build_target_kind(target) else [
+                    (arch.id, why) for arch in map(self.nodes.__getitem__, self.by_layer[Layer.arch])
+                    if arch.compute_capability is not None and (why := runs_on(target, arch))]
+            for arch_id, why in archs:
+                if arch_id not in via or via[arch_id][1] != "exact target":
+                    ids.add(arch_id)
+                    via[arch_id] = (target, why)
+        return frozenset(ids)
 
     # -- indices -----------------------------------------------------------------
 

@@ -43,9 +43,12 @@ _PLATFORM_WORDS = {"linux": "linux", "windows": "windows", "win": "windows"}
 _CODENAMES = {"noble": "ubuntu 24.04", "jammy": "ubuntu 22.04", "focal": "ubuntu 20.04", "trixie": "debian 13", "bookworm": "debian 12"}
 
 
+_DROPPED = re.compile(r"[\s\-_'\"()]+")  # compiled once: names are normalised tens of thousands of times
+
+
 def normalise(text: str) -> str:
     """Lower-case and drop spaces, dashes, underscores and quotes; keep '.' and '+'."""
-    return re.sub(r"[\s\-_'\"()]+", "", text.lower())
+    return _DROPPED.sub("", text.lower())
 
 
 _FAMILY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz .-_")
@@ -99,12 +102,18 @@ def _without_memory_size(name: str) -> str:
 
 # Words after a model number that name a board's memory or form factor, not another model.
 _BOARD_WORDS = frozenset({"pcie", "sxm", "sxm2", "sxm3", "sxm4", "sxm5", "active", "lc", "fhhl", "hbm3", "hbm3e"})
+# In the lower-case name of any size ("16gb") or board word: a name without one keeps its words.
+# (A pattern compiled by re's cache when first used, which only building the index does: not at
+# import, which every warm start pays.)
+_SIZE_OR_BOARD = "|".join(["gb", *sorted(_BOARD_WORDS)])
 
 
 def _model_only(name: str) -> str:
     """"NVIDIA A800 40GB Active" and "NVIDIA A800-SXM4-40GB" -> "NVIDIA A800": a name whose tail is
     only a memory size and board words loses the tail, so every board of one model shares the
     model's key (and a bare "A800" asks which). Else the name ("RTX A1000 6GB Laptop GPU" stays)."""
+    if not re.search(_SIZE_OR_BOARD, name.lower()):
+        return name  # no word can be a size or a board word (most names): not split
     words = [w for w in re.split(r"[\s\-]+", name.strip()) if w]
 
     def is_size(word: str) -> bool:
@@ -125,9 +134,38 @@ _VERSION_WORD = re.compile(r"[vb]?(\d[\w.*+]*)")
 
 
 def _series_key(name: str, version: str) -> str | None:
-    """A versioned name without its version: "Ollama 0.12.4 (ROCm)" → "ollamarocm"."""
-    stripped, count = re.subn(rf"(?<![\w.])[vb]?{re.escape(version)}(?![\w.])", " ", name)
-    return normalise(stripped) if count else None
+    """A versioned name without its (non-empty) version: "Ollama 0.12.4 (ROCm)" → "ollamarocm".
+
+    The version is taken out where it stands as a word of its own, optionally written v0.12.4 or
+    b5000: what ``re.subn(r"(?<![\\w.])[vb]?VERSION(?![\\w.])", " ", name)`` replaces, found with
+    ``str.find`` instead. (Each version is another pattern: compiling one per app release was a
+    fifth of a cold start's compile, and more than the regular expression cache holds.)"""
+    pieces, kept, at, size = [], 0, 0, len(version)
+    while (found := name.find(version, at)) >= 0:
+        end = found + size
+        if end < len(name) and _word_or_dot(name[end]):
+            at = found + 1
+            continue
+        if found and name[found - 1] in "vb" and found - 1 >= kept \
+                and not (found > 1 and _word_or_dot(name[found - 2])):
+            start = found - 1  # the match takes the v or b before the version
+        elif found and _word_or_dot(name[found - 1]):
+            at = found + 1
+            continue
+        else:
+            start = found
+        pieces.append(name[kept:start])
+        kept = at = end
+    if not pieces:
+        return None
+    pieces.append(name[kept:])
+    return normalise(" ".join(pieces))
+
+
+def _word_or_dot(ch: str) -> bool:
+    """Whether a character is one a regular expression's ``[\\w.]`` matches (\\w as Python's
+    ``re`` reads a str pattern: a letter or digit of any script, or '_')."""
+    return ch.isalnum() or ch == "_" or ch == "."
 
 
 def _brandless_keys(name: str) -> list[str]:
@@ -249,7 +287,9 @@ class NameIndex:
         building the index costs; the other tables copy node fields, made again for less than
         reading them.)"""
         def by_layer(table: dict) -> dict:
-            return {key: {layer.value: sorted(ids) if isinstance(ids, set) else list(ids)
+            # (A layer's value read as ``_value_``, the member's own attribute: half the time of
+            # ``value``'s descriptor over some 5,000 keys.)
+            return {key: {layer._value_: sorted(ids) if isinstance(ids, set) else list(ids)
                           for layer, ids in layers.items()} for key, layers in table.items()}
 
         return {"exact": by_layer(self.exact), "loose": by_layer(self.loose), "families": by_layer(self.families),
