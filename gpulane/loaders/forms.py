@@ -35,7 +35,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from gpulane.errors import FileProblem, KBLoadError
+from gpulane.errors import KBLoadError
 from gpulane.loaders.folder import _KIND_WORD, MAX_FILE_BYTES, assemble, default_data_dir, kb_files
 from gpulane.loaders.safeio import UnreadableFile, read_regular_file
 from gpulane.model import Fact, KnowledgeBase, Node, Source, Step

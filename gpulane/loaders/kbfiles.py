@@ -20,7 +20,7 @@ from typing import Any, Iterable
 import yaml
 from pydantic import ValidationError
 
-from gpulane.errors import FileProblem, KBLoadError
+from gpulane.errors import FileProblem
 from gpulane.loaders.folder import (MAX_FILE_BYTES, StoredKB, _KIND_WORD, assemble, default_data_dir,  # noqa: F401
                                     display_path, kb_files)
 from gpulane.loaders.safeio import UnreadableFile, read_regular_file
