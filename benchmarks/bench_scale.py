@@ -43,8 +43,8 @@ import time
 from pathlib import Path
 
 from gpulane.graph.kb import KnowledgeGraph
-from gpulane.loaders.folder import default_data_dir
 from gpulane.graph.synthetic import BENCH_QUESTION, generate
+from gpulane.loaders.folder import default_data_dir
 from gpulane.model import OFFICIAL_POSITIVE, Layer
 from gpulane.queries import run
 from gpulane.queries.explain import explain

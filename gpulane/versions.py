@@ -62,18 +62,14 @@ def parse_spec(text: str) -> tuple[SpecifierSet, ...]:
 
 def spec_matches(version: str, spec: str) -> bool:
     """Whether a node version satisfies a spec (local labels ignored unless named)."""
-    try:
-        v = parse_version(version)
-    except InvalidSpecError:
-        return False
-    return any(alt.contains(v, prereleases=True) for alt in parse_spec(spec))
+    return spec_matcher(spec)(version)
 
 
 def spec_matcher(spec: str) -> Callable[[str], bool]:
-    """``lambda version: spec_matches(version, spec)``, the spec looked up once rather than at
-    every call (a selector's spec is matched against every release of a family). As in
-    ``spec_matches``, the spec is read when a version is first read: an unreadable spec raises
-    there, and a version that cannot be read never matches."""
+    """A test of versions against one spec (``spec_matches``), the spec looked up once rather
+    than at every call (a selector's spec is matched against every release of a family). The
+    spec is read when a version is first read: an unreadable spec raises there, and a version
+    that cannot be read never matches."""
     alternatives: tuple[SpecifierSet, ...] | None = None
 
     def matches(version: str) -> bool:

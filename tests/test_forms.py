@@ -69,13 +69,13 @@ def folder(tmp_path):
 def _yaml_reads(monkeypatch) -> list[str]:
     """The files read from YAML from now on (by name)."""
     read = []
-    real = kbfiles._read_with_lines
+    real = kbfiles.read_kb_file_lines
 
     def counting(path, shown):
         read.append(path.name)
         return real(path, shown)
 
-    monkeypatch.setattr(kbfiles, "_read_with_lines", counting)
+    monkeypatch.setattr(kbfiles, "read_kb_file_lines", counting)
     return read
 
 

@@ -98,15 +98,15 @@ def form_text(yaml_bytes: bytes, content: Any, lines: Mapping[str, Sequence[int]
     return "".join(parts)
 
 
-_body_reader: list = []
+@cache
+def _body_reader():
+    from gpulane.loaders.stored import builder, validator
+
+    return validator(_FormBody), builder(_FormBody)
 
 
 def _read_body(text: bytes) -> _FormBody:
-    if not _body_reader:
-        from gpulane.loaders.stored import builder, validator
-
-        _body_reader.extend((validator(_FormBody), builder(_FormBody)))
-    check, make = _body_reader
+    check, make = _body_reader()
     return make(check.validate_json(text))
 
 
@@ -136,17 +136,14 @@ def load_read_ahead(paths: Iterable[Path], where: Path | None = None) -> Knowled
     (from ``where``, by default the shipped ones) where one stands in for it and reading the
     YAML of the others. The result is the same KnowledgeBase, items, lines and all."""
     where = forms_dir() if where is None else where
-    yaml_reader = []
 
     def read(path: Path, shown: str):
         made = _form_for(path, where)
         if made is not None:
             return made, made.lines, []
-        if not yaml_reader:
-            from gpulane.loaders import kbfiles  # PyYAML: imported only when a file has no form
+        from gpulane.loaders import kbfiles  # PyYAML: imported only when a file has no form
 
-            yaml_reader.append(kbfiles._read_with_lines)
-        return yaml_reader[0](path, shown)
+        return kbfiles.read_kb_file_lines(path, shown)
 
     return assemble(paths, read)
 
@@ -156,13 +153,13 @@ def write_forms(data_dir: Path | None = None, where: Path | None = None) -> list
     whose file is gone; returns the names written. Raises KBLoadError, writing nothing, if a
     file does not read."""
     from gpulane.loaders.atomic import write_atomic
-    from gpulane.loaders.kbfiles import _read_with_lines
+    from gpulane.loaders.kbfiles import read_kb_file_lines
 
     data_dir = Path(data_dir) if data_dir else default_data_dir()
     where = Path(where) if where else data_dir / "forms"
     texts, problems = {}, []
     for path in kb_files(data_dir):
-        content, lines, file_problems = _read_with_lines(path, path.name)
+        content, lines, file_problems = read_kb_file_lines(path, path.name)
         problems.extend(file_problems)
         if not file_problems:
             texts[f"{path.stem}.json"] = form_text(path.read_bytes(), content, lines)
@@ -186,7 +183,7 @@ def stale_forms(data_dir: Path | None = None, where: Path | None = None) -> list
     """Why the forms of a folder (default: the shipped one) do not stand in for its YAML files,
     one line per file (empty when every form does): missing, out of date, not what the YAML
     reads as, or left over. Compares what each form reads as, not its bytes."""
-    from gpulane.loaders.kbfiles import _read_with_lines
+    from gpulane.loaders.kbfiles import read_kb_file_lines
 
     data_dir = Path(data_dir) if data_dir else default_data_dir()
     where = Path(where) if where else data_dir / "forms"
@@ -199,7 +196,7 @@ def stale_forms(data_dir: Path | None = None, where: Path | None = None) -> list
             exists = (where / f"{path.stem}.json").exists()
             found.append(f"{path.name}: {'its form is out of date' if exists else 'no form'}")
             continue
-        content, lines, problems = _read_with_lines(path, path.name)
+        content, lines, problems = read_kb_file_lines(path, path.name)
         if problems:
             found.append(f"{path.name}: does not read ({problems[0]})")
         elif _dumped(content, lines) != _dumped(made, made.lines):

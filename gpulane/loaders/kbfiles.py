@@ -27,7 +27,7 @@ from gpulane.loaders.safeio import UnreadableFile, read_regular_file
 from gpulane.model import Fact, KBFile, KnowledgeBase, Node, Origin, Source, Step  # noqa: F401 (re-exported)
 from gpulane.textsafe import has_control
 
-__all__ = ["KnowledgeBase", "Origin", "item_lines", "load_files", "read_kb_file", "default_data_dir", "kb_files",
+__all__ = ["KnowledgeBase", "Origin", "load_files", "read_kb_file", "read_kb_file_lines", "default_data_dir", "kb_files",
            "StoredKB", "MAX_FILE_BYTES", "MAX_YAML_DEPTH"]
 
 # Knowledge-base YAML is a few levels deep; 500 levels made the loader overflow the stack.
@@ -327,14 +327,16 @@ def _first_control(raw: Any) -> tuple[int | None, str] | None:
     return None
 
 
-def item_lines(raw: Any) -> dict[str, list[int]]:
+def _item_lines(raw: Any) -> dict[str, list[int]]:
     """The line each item of a file's raw data starts on, per kind (0 where unknown)."""
     return {kind: [getattr(item, "line", 0) for item in (raw.get(kind) or [])] for kind in _KIND_WORD}
 
 
-def _read_with_lines(path: Path, shown: str) -> tuple[KBFile, dict[str, list[int]], list[FileProblem]]:
+def read_kb_file_lines(path: Path, shown: str) -> tuple[KBFile, dict[str, list[int]], list[FileProblem]]:
+    """Read and validate one file (``read_kb_file``): the model, the line each item starts on
+    per kind, and the problems (a ``folder.FileReader``)."""
     model, raw, problems = read_kb_file(path, shown)
-    return model, ({} if problems else item_lines(raw)), problems
+    return model, ({} if problems else _item_lines(raw)), problems
 
 
 def load_files(paths: Iterable[Path], shown_as: dict[Path, str] | None = None) -> KnowledgeBase:
@@ -344,4 +346,4 @@ def load_files(paths: Iterable[Path], shown_as: dict[Path, str] | None = None) -
     reports them all; on any problem nothing is returned. ``shown_as`` names files
     that are read from elsewhere (an import's staged files) by the name they will have.
     """
-    return assemble(paths, _read_with_lines, shown_as)
+    return assemble(paths, read_kb_file_lines, shown_as)
